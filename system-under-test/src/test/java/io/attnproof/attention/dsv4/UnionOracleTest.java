@@ -1,0 +1,84 @@
+package io.attnproof.attention.dsv4;
+
+import io.attnproof.attention.UnionRun;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.gen.UnionInputs;
+import io.attnproof.fixtures.tolerance.Diff;
+import io.attnproof.oracles.AdmitRules;
+import io.attnproof.oracles.Precision;
+import io.attnproof.oracles.UnionAttentionOracle;
+import io.attnproof.oracles.UnionProblem;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * U5: union output matches the fp64 oracle at W = 128, R in {4, 128}, t_k in {127, 128, 129, 256, 512, 513};
+ * controls that drop a block, drop the sink, or widen the window by one disagree.
+ */
+@Claim("U5")
+class UnionOracleTest {
+    static final int W = 128;
+
+    static List<Arguments> cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (CompressRatio ratio : new CompressRatio[] {CompressRatio.CSA, CompressRatio.HCA}) {
+            for (int tk : new int[] {127, 128, 129, 256, 512, 513}) {
+                for (int tq : new int[] {1, Math.min(tk, 160)}) {
+                    out.add(Arguments.of(ratio, tk, tq, Precision.F32));
+                }
+            }
+            out.add(Arguments.of(ratio, 513, 160, Precision.F16));
+            out.add(Arguments.of(ratio, 513, 160, Precision.BF16));
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "{0} t_k = {1} t_q = {2} {3}")
+    @MethodSource("cases")
+    void matchesTheOracleAndEveryControlDisagrees(CompressRatio ratio, int tk, int tq, Precision precision,
+            Evidence ev) {
+        long seed = 5000L + 7L * tk + tq + ratio.value();
+        ev.seed(seed);
+        int tc = tk / ratio.value();
+        UnionRun.Spec spec = new UnionRun.Spec(1, 2, tq, tk, tc, 32, W, ratio, 0, precision);
+        UnionInputs in = spec.inputs(seed);
+        double[] sinks = UnionRun.heavySinks(in.sinks(), Math.min(tq + W - 1, tk) + tc);
+        UnionRun run = UnionRun.of(spec, in, sinks, null, null);
+
+        long lastThreshold = AdmitRules.compressedThreshold(tk - 1, ratio.value());
+        ev.degeneracy("some_block_admitted", lastThreshold > 0 || tc == 0,
+                "the last row admits " + lastThreshold + " blocks");
+        ev.check("max_abs_err", run.diff().maxAbs(), run.limit(), run.diff().worst());
+        ev.record("naive_same_precision_err", run.naiveErr(), run.limit(), true, null);
+
+        double mustExceed = run.limit();
+        if (lastThreshold > 0) {
+            // Drop block 0 for every row: the oracle with that column masked off.
+            UnionProblem dropBlock = withMaskOnBlock(run.problem(), 0);
+            ev.controlGap("drop_a_block", Diff.of(UnionAttentionOracle.attend(dropBlock), run.actual()).maxAbs(),
+                    mustExceed);
+        }
+        UnionProblem noSink = new UnionProblem(in.q(), in.k(), in.v(), in.compressed(), null, null, W,
+                ratio.value(), 0);
+        ev.controlGap("drop_the_sink", Diff.of(UnionAttentionOracle.attend(noSink), run.actual()).maxAbs(),
+                mustExceed);
+        if (tk > W) {
+            UnionProblem wide = new UnionProblem(in.q(), in.k(), in.v(), in.compressed(), sinks, null, W + 1,
+                    ratio.value(), 0);
+            ev.controlGap("window_plus_one", Diff.of(UnionAttentionOracle.attend(wide), run.actual()).maxAbs(),
+                    mustExceed);
+        }
+    }
+
+    /** The same problem with compressed block {@code block} masked off for every row. */
+    static UnionProblem withMaskOnBlock(UnionProblem p, int block) {
+        double[][][] mask = new double[1][1][(int) p.tkFull() + p.tc()];
+        mask[0][0][(int) p.tkFull() + block] = Double.NEGATIVE_INFINITY;
+        return new UnionProblem(p.q(), p.k(), p.v(), p.compressed(), p.sinks(), mask, p.window(), p.ratio(),
+                p.rawPrefix());
+    }
+}
