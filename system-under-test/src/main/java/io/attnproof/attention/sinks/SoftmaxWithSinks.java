@@ -70,7 +70,8 @@ public final class SoftmaxWithSinks {
         for (int c = 0; c < n; c++) {
             m = Math.max(m, x[xOff + c]);
         }
-        if (m == Float.NEGATIVE_INFINITY) {
+        if (sink == Float.NEGATIVE_INFINITY && m == Float.NEGATIVE_INFINITY) {
+            // No sink and nothing admitted; with a sink, m >= sink is finite and the loops below give zeros.
             Arrays.fill(y, yOff, yOff + n, 0f);
             return;
         }
