@@ -3,6 +3,8 @@ package io.attnproof.attention.dsv4;
 import io.attnproof.attention.Require;
 import io.attnproof.attention.mask.CallerMasks;
 import io.attnproof.attention.mask.GraphDecodeMask;
+import io.attnproof.attention.mask.RaggedRows;
+import io.attnproof.attention.mask.RaggedUnionMask;
 import io.attnproof.attention.mask.UnionMask;
 import io.attnproof.attention.mask.UnionMaskKey;
 import io.attnproof.attention.mask.UnionMaskMemo;
@@ -92,7 +94,10 @@ public final class Dsv4Attention {
         return Tensor.of(out, q.dtype(), q.device(), batch, heads, tq, headDim);
     }
 
-    /** The local additive mask of a call: memoised for dense calls, built fresh in graph decode. */
+    /**
+     * The local additive mask of a call: built fresh in graph decode and for a ragged cohort (per-row leads are
+     * content, not key), memoised for every uniform dense call.
+     */
     static Tensor unionMask(UnionGeometry g, int tq, Tensor q, Dsv4Config config) {
         int ratio = config.compressRatio().value();
         UnionMask mask = new UnionMask(g.q0(), tq, g.base(), g.keep(), config.slidingWindow(), g.tc(), ratio);
@@ -101,6 +106,10 @@ public final class Dsv4Attention {
             Require.that(positions.length == q.dim(0), "graphPositions.length", positions.length,
                     "equal the batch " + q.dim(0));
             return new GraphDecodeMask(mask, positions).materialize(q.dtype(), q.device());
+        }
+        long[] rows = RaggedRows.resolve(config.rowQ0(), g.q0(), q.dim(0));
+        if (rows != null) {
+            return new RaggedUnionMask(mask, rows).materialize(q.dtype(), q.device());
         }
         return UnionMaskMemo.current().get(UnionMaskKey.of(mask, q.dtype(), q.device()));
     }

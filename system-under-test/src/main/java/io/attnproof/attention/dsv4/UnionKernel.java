@@ -3,7 +3,10 @@ package io.attnproof.attention.dsv4;
 import io.attnproof.attention.sinks.SoftmaxWithSinks;
 import io.attnproof.attention.tensor.Tensor;
 
-/** The score / softmax-with-sink / PV loops of union attention in f32; both paths take the same dot products. */
+/**
+ * The score / softmax-with-sink / PV loops of union attention in f32; both paths take the same dot products.
+ * A column masked to -inf is never read (no dot product, no PV term), so padded slots may hold anything.
+ */
 final class UnionKernel {
     private UnionKernel() {
     }
@@ -29,11 +32,14 @@ final class UnionKernel {
                     int qOff = ((b * heads + h) * tq + r) * d;
                     int mOff = maskRow(mask, b, h, r);
                     for (int c = 0; c < n; c++) {
-                        scores[c] = dot(qa, qOff, ka, (b * n + c) * d, d) * scale + ma[mOff + c];
+                        float m = ma[mOff + c];
+                        scores[c] = m == Float.NEGATIVE_INFINITY ? m : dot(qa, qOff, ka, (b * n + c) * d, d) * scale + m;
                     }
                     SoftmaxWithSinks.row(scores, 0, n, sink == null ? Float.NEGATIVE_INFINITY : sink[h], probs, 0);
                     for (int c = 0; c < n; c++) {
-                        axpy(probs[c], va, (b * n + c) * d, out, qOff, d);
+                        if (ma[mOff + c] != Float.NEGATIVE_INFINITY) {
+                            axpy(probs[c], va, (b * n + c) * d, out, qOff, d);
+                        }
                     }
                 }
             }
@@ -59,7 +65,8 @@ final class UnionKernel {
             for (int c = 0; c < n; c++) {
                 int kOff = (b * n + c) * d;
                 for (int h = 0; h < heads; h++) {
-                    scores[h * n + c] = dot(qa, (b * heads + h) * d, ka, kOff, d) * scale + ma[maskRow(mask, b, h, 0) + c];
+                    float m = ma[maskRow(mask, b, h, 0) + c];
+                    scores[h * n + c] = m == Float.NEGATIVE_INFINITY ? m : dot(qa, (b * heads + h) * d, ka, kOff, d) * scale + m;
                 }
             }
             for (int h = 0; h < heads; h++) {
@@ -68,7 +75,9 @@ final class UnionKernel {
             for (int c = 0; c < n; c++) {
                 int vOff = (b * n + c) * d;
                 for (int h = 0; h < heads; h++) {
-                    axpy(probs[h * n + c], va, vOff, out, (b * heads + h) * d, d);
+                    if (ma[maskRow(mask, b, h, 0) + c] != Float.NEGATIVE_INFINITY) {
+                        axpy(probs[h * n + c], va, vOff, out, (b * heads + h) * d, d);
+                    }
                 }
             }
         }
