@@ -1,0 +1,95 @@
+package io.attnproof.attention.ragged;
+
+import io.attnproof.attention.Tensors;
+import io.attnproof.attention.tensor.Tensor;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.ragged.RaggedCohort;
+import io.attnproof.fixtures.tolerance.Diff;
+import io.attnproof.fixtures.tolerance.Tolerance;
+import io.attnproof.oracles.Precision;
+import io.attnproof.oracles.UnionAttentionOracle;
+import io.attnproof.oracles.UnionProblem;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * R1 (and R9 at t_q = 1): each row of a left-aligned ragged cohort equals that row run alone with its dead prefix
+ * absent, on every ratio class; the same cohort fed the batch-wide position disagrees.
+ */
+class RaggedCohortTest {
+    static final long SEED = 1001;
+
+    static Stream<Arguments> cohorts() {
+        return Stream.of(
+                Arguments.of(new RaggedCohort(new int[] {37, 50, 10, 44}, 3, 16, 0, 4, 16)),
+                Arguments.of(new RaggedCohort(new int[] {37, 50, 10, 44}, 3, 16, 4, 4, 16)),
+                Arguments.of(new RaggedCohort(new int[] {300, 140, 390, 10}, 3, 16, 128, 4, 16)));
+    }
+
+    static Stream<Arguments> decodeCohorts() {
+        return Stream.of(
+                Arguments.of(new RaggedCohort(new int[] {33, 50, 6, 41}, 1, 16, 0, 4, 16)),
+                Arguments.of(new RaggedCohort(new int[] {33, 50, 6, 41}, 1, 16, 4, 4, 16)),
+                Arguments.of(new RaggedCohort(new int[] {300, 140, 390, 9}, 1, 16, 128, 4, 16)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cohorts")
+    @Claim("R1")
+    void eachRowEqualsItselfAlone(RaggedCohort cohort, Evidence ev) {
+        check(cohort, ev);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("decodeCohorts")
+    @Claim("R9")
+    void aRaggedDecodeNeverAttendsTheDeadPrefix(RaggedCohort cohort, Evidence ev) {
+        check(cohort, ev);
+    }
+
+    private static void check(RaggedCohort cohort, Evidence ev) {
+        ev.seed(SEED);
+        for (RaggedCohort.Condition c : cohort.degeneracy()) {
+            ev.degeneracy(c.name(), c.holds(), c.detail());
+        }
+        // NaN canaries in every padded slot: the dead prefix and the blocks a shorter row never produced.
+        RaggedCohort.Inputs canaried = cohort.inputs(SEED, Precision.F32, Double.NaN);
+        Tensor out = Cohorts.batched(cohort, canaried, cohort.rowQ0());
+        long bits = 0;
+        double worstErr = 0;
+        double worstLimit = 0;
+        Diff worst = null;
+        for (int i = 0; i < cohort.batch(); i++) {
+            Tensor alone = Cohorts.alone(cohort, canaried, i);
+            bits += Diff.bitsDiffering(Cohorts.row(out, i), Tensors.toArray4(alone));
+            RaggedCohort.Row row = canaried.rows().get(i);
+            UnionProblem p = new UnionProblem(row.q(), row.k(), row.k(), row.compressed(), canaried.sinks(), null,
+                    cohort.window(), cohort.ratio(), 0);
+            double[][][][] oracle = UnionAttentionOracle.attend(p);
+            Diff diff = Diff.of(oracle, Cohorts.row(out, i));
+            double naive = Diff.of(oracle, UnionAttentionOracle.attendNaive(p, Precision.F32)).maxAbs();
+            double limit = Tolerance.limit(Precision.F32, naive, diff.oracleMaxAbs());
+            if (worst == null || diff.maxAbs() / limit > worstErr / worstLimit) {
+                worstErr = diff.maxAbs();
+                worstLimit = limit;
+                worst = new Diff(diff.maxAbs(), new io.attnproof.fixtures.evidence.Worst(i, diff.worst().h(),
+                        diff.worst().r(), diff.worst().c()), diff.oracleMaxAbs());
+            }
+        }
+        ev.checkBitIdentical("bits_row_vs_row_alone", bits);
+        ev.check("max_abs_err", worstErr, worstLimit, worst.worst());
+
+        // Negative control: the scalar path (every row at the batch-wide position) over a zero-filled prefix.
+        RaggedCohort.Inputs zeros = cohort.inputs(SEED, Precision.F32, 0.0);
+        Tensor scalar = Cohorts.batched(cohort, zeros, null);
+        double gap = 0;
+        for (int i = 0; i < cohort.batch(); i++) {
+            gap = Math.max(gap, Diff.of(Tensors.toArray4(Cohorts.alone(cohort, zeros, i)), Cohorts.row(scalar, i))
+                    .maxAbs());
+        }
+        ev.controlGap("batch_wide_position", gap, worstLimit);
+    }
+}
