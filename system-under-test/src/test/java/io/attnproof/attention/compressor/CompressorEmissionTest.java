@@ -1,0 +1,80 @@
+package io.attnproof.attention.compressor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * K2 (b): block b does not exist after token (b+1)R - 2 and does after (b+1)R - 1; a prefill of T tokens emits
+ * floor(T/R) blocks for T in {0, R-1, R, R+1, 5R+3}; an emission rule one token early disagrees.
+ */
+@Claim("K2")
+class CompressorEmissionTest {
+    static final int D = 8;
+
+    @ParameterizedTest(name = "R = {0}")
+    @ValueSource(ints = {4, 128})
+    void blockBExistsOnceToken_bPlus1TimesRMinus1IsSeen(int ratio, Evidence ev) {
+        long seed = 3_000L + ratio;
+        ev.seed(seed);
+        int blocks = 3;
+        Compressor compressor = Compressor.of(CompressorWeights.seeded(ratio, D, seed));
+        Tokens in = Tokens.generate(seed, 0, blocks * ratio + 2, compressor.width(), 2.0);
+        ev.degeneracy("several_block_boundaries", blocks >= 2 && in.length() > blocks * ratio,
+                blocks + " boundaries, " + in.length() + " tokens");
+
+        CompressorState state = compressor.newState();
+        long wrong = 0;
+        long earlyRuleDisagrees = 0;
+        for (int t = 0; t < in.length(); t++) {
+            List<float[]> emitted = state.push(in.kv()[t], in.score()[t]);
+            long seen = t + 1;
+            boolean completesABlock = seen % ratio == 0;   // t == (b+1)R - 1
+            wrong += emitted.size() == (completesABlock ? 1 : 0) ? 0 : 1;
+            wrong += state.tc() == seen / ratio ? 0 : 1;
+            wrong += state.seen() == seen && state.pending() == seen % ratio ? 0 : 1;
+            earlyRuleDisagrees += (seen + 1) / ratio == seen / ratio ? 0 : 1;
+        }
+        for (int b = 0; b < blocks; b++) {   // the boundary pair itself, replayed on fresh streams
+            CompressorState before = compressor.newState();
+            before.pushAll(in.slice(0, (b + 1) * ratio - 1).kv(), in.slice(0, (b + 1) * ratio - 1).score());
+            wrong += before.tc() == b ? 0 : 1;   // after token (b+1)R - 2: block b does not exist
+            List<float[]> last = before.push(in.kv()[(b + 1) * ratio - 1], in.score()[(b + 1) * ratio - 1]);
+            wrong += before.tc() == b + 1 && last.size() == 1 ? 0 : 1;   // after (b+1)R - 1 it does
+        }
+        ev.checkBitIdentical("emission_steps_wrong", wrong);
+        ev.controlGap("one_token_early_rule_disagreements", earlyRuleDisagrees, 0);
+    }
+
+    @ParameterizedTest(name = "R = {0}")
+    @ValueSource(ints = {4, 128})
+    void prefillEmitsFloorTOverRBlocks(int ratio, Evidence ev) {
+        long seed = 3_100L + ratio;
+        ev.seed(seed);
+        Compressor compressor = Compressor.of(CompressorWeights.seeded(ratio, D, seed));
+        int[] lengths = {0, ratio - 1, ratio, ratio + 1, 5 * ratio + 3};
+        Tokens all = Tokens.generate(seed, 0, 5 * ratio + 3, compressor.width(), 2.0);
+        ev.degeneracy("one_token_short_and_exactly_one_block", lengths[1] / ratio == 0 && lengths[2] / ratio == 1,
+                "T = R-1 gives 0 blocks, T = R gives 1");
+
+        long wrong = 0;
+        long earlyRuleDisagrees = 0;
+        for (int t : lengths) {
+            Tokens in = all.slice(0, t);
+            int got = compressor.prefill(in.kv(), in.score()).size();
+            CompressorState state = compressor.newState();
+            int streamed = state.pushAll(in.kv(), in.score()).size();
+            wrong += got == t / ratio ? 0 : 1;
+            wrong += streamed == t / ratio && state.tc() == t / ratio && state.pending() == t % ratio ? 0 : 1;
+            wrong += Compressor.tc(t, ratio) == t / ratio ? 0 : 1;
+            earlyRuleDisagrees += (t + 1) / ratio == got ? 0 : 1;
+        }
+        ev.checkBitIdentical("prefill_block_counts_wrong", wrong);
+        ev.controlGap("one_token_early_rule_disagreements", earlyRuleDisagrees, 0);
+        assertEquals(5, Compressor.of(CompressorWeights.seeded(ratio, D, seed)).prefill(all.kv(), all.score()).size());
+    }
+}
