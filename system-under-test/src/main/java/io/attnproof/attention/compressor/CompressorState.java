@@ -61,6 +61,22 @@ public final class CompressorState {
         return out;
     }
 
+    /**
+     * An independent copy: pushing to either never changes the other. A speculative step compresses its
+     * not-yet-verified tokens on a copy and pushes only the committed ones to the row's own state.
+     */
+    public CompressorState copy() {
+        CompressorState c = new CompressorState(pool, ratio, width);
+        c.earlierKv = earlierKv;       // accepted token rows are never written again: sharing them is safe
+        c.earlierScore = earlierScore;
+        c.kv = kv.clone();
+        c.score = score.clone();
+        c.filled = filled;
+        c.seen = seen;
+        c.blocks.addAll(blocks);
+        return c;
+    }
+
     /** Tokens pushed so far (T_hist). */
     public long seen() {
         return seen;
