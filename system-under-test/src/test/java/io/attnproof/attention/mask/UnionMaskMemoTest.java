@@ -163,7 +163,7 @@ class UnionMaskMemoTest {
 
     @Test
     @Claim("M5")
-    void graphDecodeIsNeverMemoised(Evidence ev) {
+    void graphDecodeAndRaggedCohortsAreNeverMemoised(Evidence ev) {
         UnionRun.Spec spec = new UnionRun.Spec(2, 2, 1, 40, 10, 8, 8, CompressRatio.CSA, 0, Precision.F32);
         UnionInputs in = spec.inputs(5);
         Tensor q = Tensors.of4(in.q(), DType.F32);
@@ -175,6 +175,10 @@ class UnionMaskMemoTest {
         }
         ev.check("memo_builds_in_graph_decode", memo.builds(), 0, null);
         ev.check("memo_entries_after_graph_decode", memo.keys().size(), 0, null);
+        // A ragged cohort (per-row leads are content, not key) is never memoised either.
+        Dsv4Attention.attention(q, k, k, c, null, Tensors.sinks(in.sinks()), spec.config().withRowQ0(39, 20));
+        ev.check("memo_builds_for_a_ragged_cohort", memo.builds(), 0, null);
+        ev.check("memo_entries_after_a_ragged_cohort", memo.keys().size(), 0, null);
         Dsv4Attention.attention(q, k, k, c, null, Tensors.sinks(in.sinks()), spec.config());
         ev.controlGap("dense_call_is_memoised", memo.builds(), 0);
     }

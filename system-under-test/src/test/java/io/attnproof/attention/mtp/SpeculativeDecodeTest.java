@@ -97,6 +97,25 @@ class SpeculativeDecodeTest {
 
     @Test
     @Claim("R6")
+    void aRollingCacheIsRefusedPerSequenceWithTheRefusalText(Evidence ev) {
+        SpeculativeDecoder d = new SpeculativeDecoder(model,
+                new SpeculativeDecoder.Options(KvAdvance.PER_SEQUENCE, true, true));
+        io.attnproof.attention.kvcache.XsRolling rolling = io.attnproof.attention.kvcache.XsRolling.create(2, 16,
+                model.config().headDim(), io.attnproof.attention.tensor.DType.F32,
+                io.attnproof.attention.tensor.Device.CPU);
+        KvAdvanceLatch.Decision decision = new KvAdvanceLatch().latch(KvAdvance.PER_SEQUENCE, d.capabilities(rolling));
+        String text = decision.refusal().orElse("");
+        ev.check("per_sequence_granted_on_xs_rolling", decision.mode() == KvAdvance.PER_SEQUENCE ? 1 : 0, 0, null);
+        ev.check("refusal_not_naming_cache_check_and_xs_rolling",
+                text.contains(Capabilities.CACHE) && text.contains("XsRolling") && !text.contains(Capabilities.TARGET)
+                        ? 0 : 1, 0, null);
+        KvAdvanceLatch.Decision dense = new KvAdvanceLatch().latch(KvAdvance.PER_SEQUENCE,
+                d.capabilities(model.newRow(List.of(1, 2, 3)).cache()));
+        ev.controlGap("dense_cache_granted", dense.mode() == KvAdvance.PER_SEQUENCE ? 1 : 0, 0);
+    }
+
+    @Test
+    @Claim("R6")
     void aModelThatDoesNotMaskRaggedBatchesIsRefusedPerSequence(Evidence ev) {
         V4Model unmasked = new V4Model(V4Weights.seeded(V4Config.small(SEED)), false);
         SpeculativeDecoder d = new SpeculativeDecoder(unmasked,
