@@ -79,11 +79,13 @@ public final class Dsv4Attention {
 
         // Keys before base are invisible to every row: narrowing to the keep span is an identity.
         int from = (int) (g.base() - config.rawPrefix());
+        boolean vAliasesK = VkDedup.vAliasesK(k, v); // before narrowing, which makes new ids
         Tensor keys = k.narrow(2, from, g.keep());
-        Tensor values = v.narrow(2, from, g.keep());
+        Tensor values = VkDedup.site(vAliasesK, keys, () -> v.narrow(2, from, g.keep()));
         if (tc > 0) {
+            Tensor rawValues = values;
             keys = Tensor.cat(2, keys, compressed);
-            values = Tensor.cat(2, values, compressed);
+            values = VkDedup.site(vAliasesK, keys, () -> Tensor.cat(2, rawValues, compressed));
         }
         Tensor local = unionMask(g, tq, q, config);
         Tensor full = CallerMasks.compose(local, mask,
