@@ -1,0 +1,76 @@
+package io.attnproof.attention.v4;
+
+import io.attnproof.attention.Tensors;
+import io.attnproof.attention.UnionRun;
+import io.attnproof.attention.dsv4.CompressRatio;
+import io.attnproof.attention.dsv4.FusedVStats;
+import io.attnproof.attention.dsv4.VkDedup;
+import io.attnproof.attention.tensor.DType;
+import io.attnproof.attention.tensor.Tensor;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.gen.UnionInputs;
+import io.attnproof.fixtures.tolerance.Diff;
+import io.attnproof.oracles.Precision;
+import java.util.EnumMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * V4: the call-site trace. Dense, dummy and graph decode alias V to K (both duplication sites fire); paged serving
+ * never does; passing the gathered K twice in the paged arm is bitwise identical and makes it alias too.
+ */
+@Claim("V4")
+class AttentionArmTraceTest {
+    static final long SEED = 404;
+
+    @Test
+    void whichArmsAliasAndPagedKTwiceIsBitwiseIdentical(Evidence ev) {
+        ev.seed(SEED);
+        UnionRun.Spec spec = new UnionRun.Spec(1, 4, 1, 40, 10, 16, 16, CompressRatio.CSA, 0, Precision.F32);
+        UnionInputs in = spec.inputs(SEED);
+        Tensor q = Tensors.of4(in.q(), DType.F32);
+        Tensor k = Tensors.kv(in.k(), DType.F32);
+        Tensor c = Tensors.kv(in.compressed(), DType.F32);
+        Tensor sinks = Tensors.sinks(in.sinks());
+        FusedVStats stats = VkDedup.fusedVStats();
+        Map<AttentionArm, FusedVStats.Snapshot> table = new EnumMap<>(AttentionArm.class);
+        Map<AttentionArm, float[]> outputs = new EnumMap<>(AttentionArm.class);
+        for (AttentionArm arm : AttentionArm.values()) {
+            FusedVStats.Snapshot before = stats.snapshot();
+            outputs.put(arm, arm.call(q, k, c, sinks, spec.config(), false).toFloatArray());
+            table.put(arm, stats.snapshot().minus(before));
+        }
+        long wrong = 0;
+        for (AttentionArm arm : AttentionArm.values()) {
+            FusedVStats.Snapshot s = table.get(arm);
+            boolean aliases = arm != AttentionArm.PAGED;
+            wrong += aliases ? (s.aliased() == 2 && s.materialized() == 0 ? 0 : 1)
+                    : (s.aliased() == 0 && s.materialized() == 2 ? 0 : 1);
+            ev.record("aliased_sites:" + arm, s.aliased(), aliases ? 2 : 0, s.aliased() == (aliases ? 2 : 0), null);
+            ev.record("materialized_sites:" + arm, s.materialized(), aliases ? 0 : 2,
+                    s.materialized() == (aliases ? 0 : 2), null);
+        }
+        ev.checkBitIdentical("arms_with_unexpected_counters", wrong);
+
+        FusedVStats.Snapshot before = stats.snapshot();
+        float[] pagedTwice = AttentionArm.PAGED.call(q, k, c, sinks, spec.config(), true).toFloatArray();
+        FusedVStats.Snapshot twice = stats.snapshot().minus(before);
+        ev.checkBitIdentical("bits_paged_k_twice_vs_k_and_v",
+                Diff.bitsDiffering(outputs.get(AttentionArm.PAGED), pagedTwice));
+        ev.check("paged_k_twice_aliased_sites_missing", 2 - twice.aliased(), 0, null);
+        // Every arm computes the same attention: the handles differ, the bits do not.
+        long armBits = 0;
+        for (AttentionArm arm : AttentionArm.values()) {
+            armBits += Diff.bitsDiffering(outputs.get(AttentionArm.DENSE), outputs.get(arm));
+        }
+        ev.checkBitIdentical("bits_between_arms", armBits);
+        // Control: a V that differs from K in one element changes the paged output.
+        Tensor vOff = k.copy();
+        vOff.set(vOff.get(0, 0, 39, 0) + 1f, 0, 0, 39, 0);
+        float[] distinct = io.attnproof.attention.dsv4.Dsv4Attention.attention(q, k, vOff, c, null, sinks,
+                spec.config()).toFloatArray();
+        ev.controlGap("bits_with_a_distinct_v", Diff.bitsDiffering(outputs.get(AttentionArm.PAGED), distinct), 0);
+        System.out.println("V4 arm table (aliased, materialized): " + table + "; paged K twice: " + twice);
+    }
+}
