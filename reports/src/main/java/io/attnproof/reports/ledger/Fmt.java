@@ -1,0 +1,70 @@
+package io.attnproof.reports.ledger;
+
+import java.util.Locale;
+
+/** Number and text formatting shared by the ledger's HTML, Markdown and terminal output. */
+public final class Fmt {
+    private Fmt() {
+    }
+
+    /** A compact number: integers as integers, else three significant digits (scientific outside [1e-2, 1e4)). */
+    public static String num(double x) {
+        if (Double.isNaN(x) || Double.isInfinite(x)) {
+            return Double.toString(x);
+        }
+        if (x == Math.rint(x) && Math.abs(x) < 1e15) {
+            return Long.toString((long) x);
+        }
+        double abs = Math.abs(x);
+        return String.format(Locale.ROOT, abs >= 1e-2 && abs < 1e4 ? "%.3g" : "%.2e", x);
+    }
+
+    /** A ratio such as a margin: {@code 3.21×}, {@code 1.2e+04×}, {@code ∞}, {@code NaN}. */
+    public static String times(double x) {
+        if (Double.isNaN(x)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(x)) {
+            return x > 0 ? "∞" : "-∞";
+        }
+        double abs = Math.abs(x);
+        return String.format(Locale.ROOT, abs >= 1e-2 && abs < 1e4 ? "%.3g×" : "%.1e×", x);
+    }
+
+    /** HTML-escaped text. */
+    public static String html(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '&' -> out.append("&amp;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(ch);
+            }
+        }
+        return out.toString();
+    }
+
+    /** Text safe inside a Markdown table cell: pipes escaped, line breaks flattened. */
+    public static String md(String s) {
+        if (s == null) {
+            return "";
+        }
+        return s.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ");
+    }
+
+    /** {@code s} cut to at most {@code max} characters with an ellipsis. */
+    public static String cut(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        String flat = s.replace("\r", " ").replace('\n', ' ');
+        return flat.length() <= max ? flat : flat.substring(0, Math.max(0, max - 1)) + "…";
+    }
+}

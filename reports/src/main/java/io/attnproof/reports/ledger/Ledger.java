@@ -1,0 +1,217 @@
+package io.attnproof.reports.ledger;
+
+import io.attnproof.fixtures.claim.ClaimId;
+import io.attnproof.fixtures.evidence.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Everything the ledger shows, read from a repository root: the evidence lines of every
+ * {@code <root>/<module>/target/evidence/*.jsonl} (plus extra directories), grouped into claim × backend rows; the
+ * mutant campaign's {@code mutants/target/mutants/results.json}; PIT's
+ * {@code system-under-test/target/pit-reports/mutations.xml}; the R8 series; and the pictures.
+ */
+public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, List<EvidenceLine> lines,
+        List<ClaimRow> rows, List<String> missing, List<String> problems, MutantReport mutants, String mutantsNote,
+        PitReport pit, String pitNote, R8Series r8, String r8Note, List<Pictures.Picture> pictures) {
+
+    /** Where the mutant campaign writes its results, relative to the root. */
+    public static final Path MUTANTS = Path.of("mutants", "target", "mutants", "results.json");
+    /** Where PIT writes its XML report, relative to the root. */
+    public static final Path PIT = Path.of("system-under-test", "target", "pit-reports", "mutations.xml");
+    /** The R8 series file name inside an evidence directory. */
+    public static final String R8_CSV = "R8-dead-prefix.csv";
+
+    /** Reads everything under {@code root} (plus {@code extraEvidenceDirs}) and renders the pictures. */
+    public static Ledger build(Path root, List<Path> extraEvidenceDirs) {
+        Set<Path> dirs = new LinkedHashSet<>(evidenceDirs(root));
+        for (Path extra : extraEvidenceDirs) {
+            dirs.add(extra);
+        }
+        List<String> problems = new ArrayList<>();
+        List<EvidenceLine> lines = new ArrayList<>();
+        Path r8File = null;
+        for (Path dir : dirs) {
+            if (!Files.isDirectory(dir)) {
+                problems.add(dir + ": not a directory");
+                continue;
+            }
+            for (Path file : list(dir, "*.jsonl")) {
+                readLines(file, lines, problems);
+            }
+            if (r8File == null && Files.isRegularFile(dir.resolve(R8_CSV))) {
+                r8File = dir.resolve(R8_CSV);
+            }
+        }
+        List<ClaimRow> rows = ClaimRow.of(lines);
+        Set<String> seen = new LinkedHashSet<>();
+        rows.forEach(r -> seen.add(r.claim()));
+        List<String> missing = new ArrayList<>();
+        for (ClaimId id : ClaimId.values()) {
+            if (!seen.contains(id.name())) {
+                missing.add(id.name());
+            }
+        }
+
+        MutantReport mutants = null;
+        String mutantsNote;
+        Path mutantsFile = root.resolve(MUTANTS);
+        if (!Files.isRegularFile(mutantsFile)) {
+            mutantsNote = "mutants: not run (no " + MUTANTS + ")";
+        } else {
+            try {
+                mutants = MutantReport.read(mutantsFile);
+                mutantsNote = mutants.summary();
+            } catch (IOException | IllegalArgumentException e) {
+                mutantsNote = "mutants: results unreadable: " + e.getMessage();
+            }
+        }
+        PitReport pit = null;
+        String pitNote;
+        Path pitFile = root.resolve(PIT);
+        if (!Files.isRegularFile(pitFile)) {
+            pitNote = "PIT: not run (no " + PIT + "; mvn -Ppit verify writes it)";
+        } else {
+            try {
+                pit = PitReport.read(pitFile);
+                pitNote = pit.summary();
+            } catch (IOException | IllegalArgumentException e) {
+                pitNote = "PIT: report unreadable: " + e.getMessage();
+            }
+        }
+        R8Series r8 = null;
+        String r8Note;
+        if (r8File == null) {
+            r8Note = "no " + R8_CSV + " in the evidence directories (DeadPrefixGrowthTest writes it)";
+        } else {
+            try {
+                r8 = R8Series.read(r8File);
+                r8Note = r8File.toString();
+            } catch (IOException | IllegalArgumentException e) {
+                r8Note = "R8 series unreadable: " + e.getMessage();
+                problems.add(r8Note);
+            }
+        }
+
+        List<Pictures.Picture> pictures = new ArrayList<>(Pictures.uniformMasks());
+        pictures.add(Pictures.raggedMask());
+        if (r8 != null) {
+            pictures.add(Pictures.r8Plot(r8));
+        }
+        pictures.addAll(Pictures.errorHistograms(lines));
+        String now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
+                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        return new Ledger(now, root, List.copyOf(dirs), List.copyOf(lines), List.copyOf(rows), List.copyOf(missing),
+                List.copyOf(problems), mutants, mutantsNote, pit, pitNote, r8, r8Note, List.copyOf(pictures));
+    }
+
+    /** {@code <root>/target/evidence} and every {@code <root>/<child>/target/evidence} that exists, children by name. */
+    public static List<Path> evidenceDirs(Path root) {
+        List<Path> dirs = new ArrayList<>();
+        Path own = root.resolve("target").resolve("evidence");
+        if (Files.isDirectory(own)) {
+            dirs.add(own);
+        }
+        if (!Files.isDirectory(root)) {
+            return dirs;
+        }
+        for (Path child : list(root, "*")) {
+            Path evidence = child.resolve("target").resolve("evidence");
+            if (Files.isDirectory(evidence)) {
+                dirs.add(evidence);
+            }
+        }
+        return dirs;
+    }
+
+    private static List<Path> list(Path dir, String glob) {
+        List<Path> out = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, glob)) {
+            stream.forEach(out::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        out.sort(Comparator.naturalOrder());
+        return out;
+    }
+
+    private static void readLines(Path file, List<EvidenceLine> lines, List<String> problems) {
+        List<String> text;
+        try {
+            text = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            problems.add(file + ": cannot read: " + e);
+            return;
+        }
+        for (int i = 0; i < text.size(); i++) {
+            if (text.get(i).isBlank()) {
+                continue;
+            }
+            String source = file.getFileName() + ":" + (i + 1);
+            try {
+                lines.add(EvidenceLine.of(Json.parseObject(text.get(i)), source));
+            } catch (IllegalArgumentException e) {
+                problems.add(file + ":" + (i + 1) + ": malformed evidence: " + e.getMessage());
+            }
+        }
+    }
+
+    public long count(String status) {
+        return rows.stream().filter(r -> r.status().equals(status)).count();
+    }
+
+    /**
+     * The one-line summary: "38 claims × backends: all pass (873 evidence lines; no evidence yet: X1)", or the
+     * FAIL/PASS/SKIP counts naming the failing rows.
+     */
+    public String summaryLine() {
+        if (lines.isEmpty()) {
+            return "no evidence found under " + (evidenceDirs.isEmpty() ? root + "/*/target/evidence" : evidenceDirs)
+                    + (problems.isEmpty() ? "" : " (" + problems.size() + " unreadable)");
+        }
+        long fail = count("FAIL");
+        long pass = count("PASS");
+        long skip = count("SKIP");
+        StringBuilder s = new StringBuilder().append(rows.size()).append(" claims × backends: ");
+        if (fail == 0) {
+            s.append("all pass");
+            if (skip > 0) {
+                s.append(" (").append(pass).append(" PASS, ").append(skip).append(" SKIP)");
+            }
+        } else {
+            s.append(fail).append(" FAIL (");
+            s.append(String.join(", ", rows.stream().filter(r -> r.status().equals("FAIL"))
+                    .map(r -> r.claim() + " " + r.backend()).toList()));
+            s.append("), ").append(pass).append(" PASS, ").append(skip).append(" SKIP");
+        }
+        s.append("; ").append(lines.size()).append(" evidence lines");
+        if (!problems.isEmpty()) {
+            s.append(", ").append(problems.size()).append(" unreadable");
+        }
+        if (!missing.isEmpty()) {
+            s.append("; no evidence yet: ").append(String.join(", ", missing));
+        }
+        return s.toString();
+    }
+
+    /** 2 when no evidence was read, 1 when a row failed or evidence was unreadable, else 0. */
+    public int exitStatus() {
+        if (lines.isEmpty()) {
+            return 2;
+        }
+        return count("FAIL") > 0 || !problems.isEmpty() ? 1 : 0;
+    }
+}

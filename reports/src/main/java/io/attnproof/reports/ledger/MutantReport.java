@@ -1,0 +1,210 @@
+package io.attnproof.reports.ledger;
+
+import io.attnproof.fixtures.evidence.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The mutant campaign's results ({@code mutants/target/mutants/results.json}): an array of
+ * {@code {id, claims, breaks, origin, status: killed|survived|stale|timeout, killers: [{test, message}],
+ * values: [{claim, metric, test, fix: {value, limit, passed}, mutant: {value, limit, passed}, margin}], seconds}}.
+ * A kill's margin is observed ÷ allowed on its decisive value (the largest margin among the values the mutant
+ * failed); kills below {@link #FLAG_BELOW} are flagged.
+ */
+public record MutantReport(Path file, List<Mutant> mutants) {
+    /** Kills with a margin below this are flagged. */
+    public static final double FLAG_BELOW = 2.0;
+
+    /** One side (fix or mutant) of a measured value. */
+    public record Side(double value, double limit, boolean passed) {
+        String text() {
+            return Fmt.num(value) + " vs " + Fmt.num(limit) + (passed ? " ✓" : " ✗");
+        }
+    }
+
+    /** One evidence value measured with the fix and with the mutant. */
+    public record Value(String claim, String metric, String test, Side fix, Side mutant, double margin) {
+        /** "U5 max_abs_err: fix 3.7e-06 vs 7.9e-06 ✓ → mutant 0.21 vs 7.9e-06 ✗ (2.7e+04×)". */
+        public String text() {
+            return claim + " " + metric + ": fix " + (fix == null ? "—" : fix.text()) + " → mutant "
+                    + (mutant == null ? "—" : mutant.text()) + (Double.isNaN(margin) ? "" : " (" + Fmt.times(margin) + ")");
+        }
+    }
+
+    /** A failing test of a killed mutant. */
+    public record Killer(String test, String message) {
+    }
+
+    /** One curated mutant's result. */
+    public record Mutant(String id, List<String> claims, String breaks, String origin, String status,
+            List<Killer> killers, List<Value> values, double seconds) {
+
+        public boolean killed() {
+            return status.equals("killed");
+        }
+
+        /**
+         * The kill margin: the largest margin among the values the mutant made fail (each value's own
+         * {@code margin}, else observed ÷ allowed from its mutant side); NaN when no failing value carries a number.
+         */
+        public double killMargin() {
+            double best = Double.NaN;
+            for (Value v : values) {
+                if (v.mutant() != null && v.mutant().passed()) {
+                    continue;
+                }
+                double m = Double.isNaN(v.margin()) && v.mutant() != null ? observedOverAllowed(v) : v.margin();
+                if (!Double.isNaN(m) && (Double.isNaN(best) || m > best)) {
+                    best = m;
+                }
+            }
+            return best;
+        }
+
+        /** Killed with a numeric margin below {@link #FLAG_BELOW}. */
+        public boolean flagged() {
+            double m = killMargin();
+            return killed() && !Double.isNaN(m) && m < FLAG_BELOW;
+        }
+
+        private static double observedOverAllowed(Value v) {
+            Side s = v.mutant();
+            boolean lower = v.metric().startsWith("control_gap") || s.value() < s.limit();
+            if (lower) {
+                return s.value() > 0 ? s.limit() / s.value() : Double.POSITIVE_INFINITY;
+            }
+            return s.limit() > 0 ? s.value() / s.limit() : Double.POSITIVE_INFINITY;
+        }
+    }
+
+    /**
+     * Reads {@code file}.
+     *
+     * @throws IllegalArgumentException naming the file and the entry for malformed content
+     * @throws IOException when the file cannot be read
+     */
+    public static MutantReport read(Path file) throws IOException {
+        Object parsed;
+        try {
+            parsed = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": malformed JSON: " + e.getMessage(), e);
+        }
+        if (!(parsed instanceof List<?> entries)) {
+            throw new IllegalArgumentException(file + ": must be a JSON array of mutant results");
+        }
+        List<Mutant> mutants = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            try {
+                mutants.add(mutant(entries.get(i)));
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw new IllegalArgumentException(file + ": entry " + i + ": " + e.getMessage(), e);
+            }
+        }
+        mutants.sort(Comparator.comparing(Mutant::id));
+        return new MutantReport(file, List.copyOf(mutants));
+    }
+
+    /** Counts by status, the smallest kill margin and the flagged kills, in one line. */
+    public String summary() {
+        long killed = count("killed");
+        StringBuilder s = new StringBuilder("mutants: ").append(killed).append(" of ").append(mutants.size())
+                .append(" killed");
+        List<String> others = new ArrayList<>();
+        for (String status : List.of("survived", "stale", "timeout")) {
+            long n = count(status);
+            if (n > 0) {
+                others.add(n + " " + status);
+            }
+        }
+        long unknown = mutants.size() - killed - count("survived") - count("stale") - count("timeout");
+        if (unknown > 0) {
+            others.add(unknown + " with another status");
+        }
+        if (!others.isEmpty()) {
+            s.append(" (").append(String.join(", ", others)).append(')');
+        }
+        Mutant smallest = mutants.stream().filter(m -> m.killed() && !Double.isNaN(m.killMargin()))
+                .min(Comparator.comparingDouble(Mutant::killMargin)).orElse(null);
+        if (smallest != null) {
+            s.append(String.format(Locale.ROOT, "; smallest kill margin %s (%s)", Fmt.times(smallest.killMargin()),
+                    smallest.id()));
+        }
+        long flagged = mutants.stream().filter(Mutant::flagged).count();
+        s.append("; ").append(flagged).append(flagged == 1 ? " kill" : " kills").append(" below ")
+                .append(Fmt.times(FLAG_BELOW));
+        return s.toString();
+    }
+
+    public long count(String status) {
+        return mutants.stream().filter(m -> m.status().equals(status)).count();
+    }
+
+    private static Mutant mutant(Object entry) {
+        if (!(entry instanceof Map<?, ?> m)) {
+            throw new IllegalArgumentException("must be an object");
+        }
+        String id = string(m, "id", true);
+        List<String> claims = new ArrayList<>();
+        if (m.get("claims") instanceof List<?> cs) {
+            for (Object c : cs) {
+                claims.add(String.valueOf(c));
+            }
+        } else if (m.get("claims") instanceof String c) {
+            claims.add(c);
+        }
+        String status = string(m, "status", true).toLowerCase(Locale.ROOT);
+        List<Killer> killers = new ArrayList<>();
+        if (m.get("killers") instanceof List<?> ks) {
+            for (Object k : ks) {
+                if (k instanceof Map<?, ?> km) {
+                    killers.add(new Killer(string(km, "test", false), string(km, "message", false)));
+                }
+            }
+        }
+        List<Value> values = new ArrayList<>();
+        if (m.get("values") instanceof List<?> vs) {
+            for (Object v : vs) {
+                if (v instanceof Map<?, ?> vm) {
+                    values.add(new Value(string(vm, "claim", false), string(vm, "metric", false),
+                            string(vm, "test", false), side(vm.get("fix")), side(vm.get("mutant")),
+                            number(vm.get("margin"))));
+                }
+            }
+        }
+        return new Mutant(id, List.copyOf(claims), string(m, "breaks", false), string(m, "origin", false), status,
+                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")));
+    }
+
+    private static Side side(Object o) {
+        if (!(o instanceof Map<?, ?> s)) {
+            return null;
+        }
+        return new Side(number(s.get("value")), number(s.get("limit")), Boolean.TRUE.equals(s.get("passed")));
+    }
+
+    private static double number(Object o) {
+        if (o == null) {
+            return Double.NaN;
+        }
+        return Json.toDouble(o);
+    }
+
+    private static String string(Map<?, ?> m, String key, boolean required) {
+        Object v = m.get(key);
+        if (v == null) {
+            if (required) {
+                throw new IllegalArgumentException("\"" + key + "\" is missing");
+            }
+            return "";
+        }
+        return v.toString();
+    }
+}

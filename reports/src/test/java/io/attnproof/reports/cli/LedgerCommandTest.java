@@ -1,0 +1,71 @@
+package io.attnproof.reports.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.attnproof.reports.ledger.LedgerFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code attnproof ledger}, without the Maven run (which the script's users get): output, files, exit codes. */
+class LedgerCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void printsTheLocationAndTheSummaryAndExitsOneOnAFailingRow() {
+        Path root = LedgerFixture.root(dir.resolve("repo"), true, false);
+        Path out = dir.resolve("ledger");
+        Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--out", out.toString());
+        assertEquals(1, cli.exit(), cli.toString());
+        assertTrue(cli.out().contains("ledger: " + out.resolve("index.html").toAbsolutePath().normalize()
+                + " (also ledger.md, ledger.json, 6 pictures)"), cli.toString());
+        assertTrue(cli.out().contains("\n8 claims × backends: 1 FAIL (R1 cpu), 6 PASS, 1 SKIP;"), cli.toString());
+        assertTrue(cli.out().contains("\nmutants: 3 of 6 killed"), cli.toString());
+        assertTrue(cli.out().contains("\nPIT: not run"), cli.toString());
+        assertTrue(cli.out().contains("  FAIL R1 cpu RaggedCohortTest#eachRowEqualsItselfAlone: max_abs_err 3.00e-05"
+                + " vs 1.89e-06 seed 1001 at (b=2, h=3, r=1, c=9)"), cli.toString());
+        assertTrue(Files.isRegularFile(out.resolve("index.html")));
+        assertTrue(Files.isRegularFile(out.resolve("ledger.md")));
+        assertTrue(Files.isRegularFile(out.resolve("ledger.json")));
+    }
+
+    @Test
+    void writesUnderReportsTargetLedgerByDefaultAndTakesExtraEvidence() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("repo"));
+        Path extra = Files.createDirectories(dir.resolve("elsewhere"));
+        Files.writeString(extra.resolve("X.jsonl"),
+                "{\"claim\":\"X1\",\"backend\":\"cuda\",\"metric\":\"max_abs_err\",\"value\":1e-7,\"limit\":1e-6,"
+                        + "\"passed\":true,\"test\":\"X#x\"}\n");
+        Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--evidence", extra.toString());
+        assertEquals(0, cli.exit(), cli.toString());
+        assertTrue(cli.out().contains("1 claims × backends: all pass; 1 evidence lines; no evidence yet: U1"),
+                cli.toString());
+        assertTrue(Files.isRegularFile(root.resolve("reports/target/ledger/index.html")));
+    }
+
+    @Test
+    void noEvidenceIsExitTwoAndMavenArgumentsNeedABuild() {
+        Cli none = Cli.run("ledger", "--no-build", "--root", dir.toString(), "--out", dir.resolve("l").toString());
+        assertEquals(2, none.exit(), none.toString());
+        assertTrue(none.out().contains("no evidence found"), none.toString());
+        Cli args = Cli.run("ledger", "--no-build", "-o", "--root", dir.toString());
+        assertEquals(2, args.exit(), args.toString());
+        assertTrue(args.err().contains("Maven arguments [-o] given with --no-build"), args.toString());
+    }
+
+    @Test
+    void mavenRunsVerifyThroughTheSharedJdkChoice() {
+        assertEquals(List.of("bash", "-c", Maven.SCRIPT, "attnproof-mvn", "-o", "-pl", "oracles"),
+                Maven.command(List.of("-o", "-pl", "oracles")));
+        assertTrue(Maven.SCRIPT.startsWith(". bin/java25.sh && pick_java_home && export JAVA_HOME && exec mvn -B verify"));
+        // Unknown options are Maven's: they reach the positional list in order.
+        var cl = Attnproof.commandLine();
+        cl.parseArgs("ledger", "-o", "-pl", "oracles,fixtures", "-DskipTests");
+        LedgerCommand ledger = cl.getSubcommands().get("ledger").getCommand();
+        assertEquals(List.of("-o", "-pl", "oracles,fixtures", "-DskipTests"), ledger.mavenArgs);
+    }
+}
