@@ -1,0 +1,129 @@
+package io.attnproof.mutants;
+
+import io.attnproof.fixtures.evidence.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Evidence lines both ways: the lines a mutant run failed, each paired with the same line of the normal run (the
+ * fix in place). Lines pair on (claim, metric, test, seed) and their order among equal keys, which is the order of
+ * a test's parameterised invocations.
+ */
+public final class EvidenceValues {
+    private EvidenceValues() {
+    }
+
+    /** One evidence line's number. */
+    public record Reading(double value, double limit, boolean passed) {
+    }
+
+    /** One evidence line as read back. */
+    public record Line(String claim, String metric, String test, Long seed, Reading reading) {
+        String key() {
+            return claim + "\u0000" + metric + "\u0000" + test + "\u0000" + seed;
+        }
+    }
+
+    /** A failing mutant line with its fix-side twin (null when the normal run wrote no such line) and its margin. */
+    public record Value(String claim, String metric, String test, Long seed, Reading fix, Reading mutant,
+            double margin) {
+    }
+
+    /** Every line of every {@code *.jsonl} under {@code dir} (files in name order); empty if {@code dir} is absent. */
+    public static List<Line> read(Path dir) {
+        List<Line> out = new ArrayList<>();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return out;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList()) {
+                for (String text : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                    if (text.isBlank()) {
+                        continue;
+                    }
+                    Map<String, Object> o = Json.parseObject(text);
+                    Object seed = o.get("seed");
+                    out.add(new Line(String.valueOf(o.get("claim")), String.valueOf(o.get("metric")),
+                            String.valueOf(o.get("test")),
+                            seed instanceof Double d ? Long.valueOf(d.longValue()) : null,
+                            new Reading(number(o.get("value")), number(o.get("limit")),
+                                    Boolean.TRUE.equals(o.get("passed")))));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read evidence under " + dir, e);
+        }
+        return out;
+    }
+
+    /** The failing lines of {@code mutant}, each with its twin from {@code fix} and its margin. */
+    public static List<Value> failing(List<Line> fix, List<Line> mutant) {
+        Map<String, List<Line>> fixByKey = new HashMap<>();
+        for (Line l : fix) {
+            fixByKey.computeIfAbsent(l.key(), k -> new ArrayList<>()).add(l);
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        List<Value> out = new ArrayList<>();
+        for (Line l : mutant) {
+            int occurrence = seen.merge(l.key(), 1, Integer::sum) - 1;
+            if (l.reading().passed()) {
+                continue;
+            }
+            List<Line> twins = fixByKey.getOrDefault(l.key(), List.of());
+            Reading fixReading = occurrence < twins.size() ? twins.get(occurrence).reading() : null;
+            out.add(new Value(l.claim(), l.metric(), l.test(), l.seed(), fixReading, l.reading(),
+                    margin(l.metric(), l.reading())));
+        }
+        return out;
+    }
+
+    /**
+     * Observed ÷ allowed for a failing line: {@code value / limit} for a {@code <=} check, {@code limit / value} for a
+     * control gap or a degeneracy condition (which must exceed their limit); infinite when the allowance is 0 or the
+     * value NaN.
+     */
+    public static double margin(String metric, Reading r) {
+        double value = r.value();
+        double limit = r.limit();
+        if (Double.isNaN(value) || Double.isNaN(limit)) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (metric.startsWith("control_gap:") || metric.startsWith("degeneracy:")) {
+            return value <= 0 ? Double.POSITIVE_INFINITY : limit / value;
+        }
+        return limit <= 0 ? Double.POSITIVE_INFINITY : value / limit;
+    }
+
+    /** The strongest failing line's margin: how decisively the mutant was caught; NaN with no failing line. */
+    public static double killMargin(List<Value> values) {
+        double best = Double.NaN;
+        for (Value v : values) {
+            if (Double.isNaN(best) || v.margin() > best) {
+                best = v.margin();
+            }
+        }
+        return best;
+    }
+
+    private static double number(Object o) {
+        if (o instanceof Double d) {
+            return d;
+        }
+        if (o instanceof String s) {
+            return switch (s) {
+                case "Infinity" -> Double.POSITIVE_INFINITY;
+                case "-Infinity" -> Double.NEGATIVE_INFINITY;
+                default -> Double.NaN;
+            };
+        }
+        return Double.NaN;
+    }
+}

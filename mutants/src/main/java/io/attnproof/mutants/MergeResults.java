@@ -1,0 +1,165 @@
+package io.attnproof.mutants;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Merges the shard files {@code results-k-of-n.json} of one campaign into {@code results.json} and
+ * {@code results.md}: every shard 1..n present exactly once, no mutant twice and, when the catalog is given, every
+ * catalog mutant present. Usage: {@code MergeResults RESULTS_DIR [CATALOG_DIR]}; exit 0 when every mutant was
+ * killed, 1 when one was not, 2 when the shard files do not make one campaign.
+ */
+public final class MergeResults {
+    private static final Pattern SHARD_FILE = Pattern.compile("results-(\\d+)-of-(\\d+)\\.json");
+
+    private MergeResults() {
+    }
+
+    /** Merges the shard files under {@code dir}; {@code catalog} (may be null) lists the ids that must all be there. */
+    public static List<Map<String, Object>> merge(Path dir, Path catalog) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("no results directory " + dir);
+        }
+        Map<Integer, Path> shards = new TreeMap<>();
+        int n = -1;
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path f : s.sorted().toList()) {
+                Matcher m = SHARD_FILE.matcher(f.getFileName().toString());
+                if (!m.matches()) {
+                    continue;
+                }
+                int k = Integer.parseInt(m.group(1));
+                int total = Integer.parseInt(m.group(2));
+                if (n == -1) {
+                    n = total;
+                } else if (n != total) {
+                    throw new IllegalArgumentException("shard files of different campaigns under " + dir + ": "
+                            + f.getFileName() + " is one of " + total + ", another of " + n);
+                }
+                if (k < 1 || k > total) {
+                    throw new IllegalArgumentException(f.getFileName() + ": shard " + k + " of " + total
+                            + " is out of range");
+                }
+                shards.put(k, f);
+            }
+        }
+        if (n == -1) {
+            throw new IllegalArgumentException("no shard file results-k-of-n.json under " + dir);
+        }
+        List<Integer> missing = new ArrayList<>();
+        for (int k = 1; k <= n; k++) {
+            if (!shards.containsKey(k)) {
+                missing.add(k);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("shards " + missing + " of " + n + " are missing under " + dir);
+        }
+        List<Map<String, Object>> merged = new ArrayList<>();
+        Set<String> ids = new LinkedHashSet<>();
+        for (Path f : shards.values()) {
+            for (Map<String, Object> r : ResultsFiles.readJson(f)) {
+                String id = String.valueOf(r.get("id"));
+                if (!ids.add(id)) {
+                    throw new IllegalArgumentException("mutant " + id + " appears in more than one shard (again in "
+                            + f.getFileName() + ")");
+                }
+                merged.add(r);
+            }
+        }
+        if (catalog != null) {
+            Set<String> expected = new LinkedHashSet<>();
+            try (Stream<Path> s = Files.list(catalog)) {
+                s.map(p -> p.getFileName().toString()).filter(name -> name.endsWith(".patch")).sorted()
+                        .forEach(name -> expected.add(name.substring(0, name.length() - ".patch".length())));
+            }
+            Set<String> absent = new LinkedHashSet<>(expected);
+            absent.removeAll(ids);
+            Set<String> unknown = new LinkedHashSet<>(ids);
+            unknown.removeAll(expected);
+            if (!absent.isEmpty() || !unknown.isEmpty()) {
+                throw new IllegalArgumentException("the shards do not cover the catalog " + catalog + ": missing "
+                        + absent + ", not in the catalog " + unknown);
+            }
+        }
+        merged.sort(Comparator.comparing(r -> String.valueOf(r.get("id"))));
+        return merged;
+    }
+
+    /** Merges and writes {@code results.json} and {@code results.md} under {@code dir}. */
+    public static List<Map<String, Object>> mergeAndWrite(Path dir, Path catalog) throws IOException {
+        List<Map<String, Object>> merged = merge(dir, catalog);
+        StringBuilder json = new StringBuilder("[\n");
+        for (int i = 0; i < merged.size(); i++) {
+            json.append(toJson(merged.get(i))).append(i + 1 < merged.size() ? ",\n" : "\n");
+        }
+        json.append("]\n");
+        Files.writeString(dir.resolve("results.json"), json);
+        ResultsFiles.writeMarkdown(dir.resolve("results.md"), merged, "Merged from the shard files under " + dir + ".");
+        return merged;
+    }
+
+    /** Re-serialises a parsed JSON value. */
+    static String toJson(Object value) {
+        StringBuilder out = new StringBuilder();
+        write(out, value);
+        return out.toString();
+    }
+
+    private static void write(StringBuilder out, Object value) {
+        switch (value) {
+            case null -> out.append("null");
+            case Map<?, ?> m -> {
+                out.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    out.append(first ? "" : ",").append(io.attnproof.fixtures.evidence.Json.quote(
+                            String.valueOf(e.getKey()))).append(':');
+                    write(out, e.getValue());
+                    first = false;
+                }
+                out.append('}');
+            }
+            case List<?> l -> {
+                out.append('[');
+                for (int i = 0; i < l.size(); i++) {
+                    out.append(i == 0 ? "" : ",");
+                    write(out, l.get(i));
+                }
+                out.append(']');
+            }
+            case Double d -> out.append(d == Math.rint(d) && Math.abs(d) < 1e15 && !d.equals(-0.0)
+                    ? Long.toString(d.longValue()) : io.attnproof.fixtures.evidence.Json.number(d));
+            case Boolean b -> out.append(b);
+            default -> out.append(io.attnproof.fixtures.evidence.Json.quote(String.valueOf(value)));
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: MergeResults RESULTS_DIR [CATALOG_DIR]");
+            System.exit(2);
+        }
+        List<Map<String, Object>> merged;
+        try {
+            merged = mergeAndWrite(Path.of(args[0]), args.length == 2 ? Path.of(args[1]) : null);
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("mutants merge: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.out.println(ResultsFiles.headline(merged) + " -> " + Path.of(args[0]).resolve("results.json"));
+        System.exit(merged.stream().allMatch(r -> "killed".equals(r.get("status"))) ? 0 : 1);
+    }
+}

@@ -1,0 +1,264 @@
+package io.attnproof.mutants;
+
+import io.attnproof.fixtures.claim.ClaimId;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a catalog patch: a header block of {@code # key: value} lines ({@code id} equal to the file name without
+ * {@code .patch}, {@code claims} a comma-separated list of catalog claim ids, {@code breaks} and {@code origin} one
+ * line each), then a {@code git diff}-style unified diff whose files all lie under
+ * {@code system-under-test/src/main/java}. Every error names the file, the line and what was expected.
+ */
+public final class PatchParser {
+    /** The only directory a curated mutant may change (paths are relative to the repository root). */
+    public static final String SOURCE_ROOT = "system-under-test/src/main/java/";
+    /** The header keys, each required exactly once. */
+    public static final List<String> KEYS = List.of("id", "claims", "breaks", "origin");
+
+    private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
+    private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
+
+    private PatchParser() {
+    }
+
+    /** Parses {@code file}. */
+    public static Mutant parse(Path file) throws IOException, PatchFormatException {
+        return parse(file, Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** Parses {@code text} as the content of {@code file} (the file name gives the expected id). */
+    public static Mutant parse(Path file, String text) throws PatchFormatException {
+        List<String> lines = text.lines().toList();
+        Map<String, String> header = new LinkedHashMap<>();
+        Map<String, Integer> headerLine = new LinkedHashMap<>();
+        int i = 0;
+        for (; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.startsWith("diff --git ") || line.startsWith("--- ")) {
+                break;
+            }
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.equals("#")) {
+                continue;
+            }
+            if (!trimmed.startsWith("#")) {
+                throw new PatchFormatException(file, i + 1, "unexpected text before the diff: \"" + abbreviate(line)
+                        + "\" (the header is '# key: value' lines, keys " + KEYS + ")");
+            }
+            Matcher m = HEADER.matcher(trimmed);
+            if (!m.matches() || !KEYS.contains(m.group(1))) {
+                throw new PatchFormatException(file, i + 1, "header line \"" + abbreviate(line)
+                        + "\" must be '# key: value' with key one of " + KEYS);
+            }
+            String key = m.group(1);
+            if (header.containsKey(key)) {
+                throw new PatchFormatException(file, i + 1, "'# " + key + ":' given twice (first on line "
+                        + headerLine.get(key) + ")");
+            }
+            String value = m.group(2).strip();
+            if (value.isEmpty()) {
+                throw new PatchFormatException(file, i + 1, "'# " + key + ":' is empty");
+            }
+            header.put(key, value);
+            headerLine.put(key, i + 1);
+        }
+        for (String key : KEYS) {
+            if (!header.containsKey(key)) {
+                throw new PatchFormatException(file, 0, "the header lacks '# " + key + ":' (required: " + KEYS + ")");
+            }
+        }
+        String stem = file.getFileName().toString();
+        if (!stem.endsWith(".patch")) {
+            throw new PatchFormatException(file, 0, "a catalog patch file name must end in .patch");
+        }
+        stem = stem.substring(0, stem.length() - ".patch".length());
+        if (!header.get("id").equals(stem)) {
+            throw new PatchFormatException(file, headerLine.get("id"), "id \"" + header.get("id")
+                    + "\" must equal the file name without .patch (\"" + stem + "\")");
+        }
+        List<String> claims = claims(file, headerLine.get("claims"), header.get("claims"));
+        List<Mutant.FilePatch> files = diff(file, lines, i);
+        return new Mutant(header.get("id"), claims, header.get("breaks"), header.get("origin"), file, files);
+    }
+
+    private static List<String> claims(Path file, int line, String value) throws PatchFormatException {
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            String id = part.strip();
+            if (id.isEmpty()) {
+                throw new PatchFormatException(file, line, "claims \"" + value
+                        + "\" must be a comma-separated list of claim ids such as \"R1, R4\" (an entry is empty)");
+            }
+            try {
+                ClaimId.of(id);
+            } catch (IllegalArgumentException e) {
+                throw new PatchFormatException(file, line, "claims: \"" + id + "\" is not a claim id of the catalog ("
+                        + e.getMessage() + ")");
+            }
+            if (out.contains(id)) {
+                throw new PatchFormatException(file, line, "claims: \"" + id + "\" is listed twice");
+            }
+            out.add(id);
+        }
+        return out;
+    }
+
+    private static List<Mutant.FilePatch> diff(Path file, List<String> lines, int start) throws PatchFormatException {
+        if (start >= lines.size()) {
+            throw new PatchFormatException(file, 0, "no diff after the header (expected 'diff --git a/... b/...')");
+        }
+        List<Mutant.FilePatch> files = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        int i = start;
+        while (i < lines.size()) {
+            String line = lines.get(i);
+            String gitPath = null;
+            if (line.startsWith("diff --git ")) {
+                String[] parts = line.substring("diff --git ".length()).split(" ");
+                if (parts.length != 2 || !parts[0].startsWith("a/") || !parts[1].startsWith("b/")) {
+                    throw new PatchFormatException(file, i + 1, "malformed 'diff --git a/PATH b/PATH' line");
+                }
+                if (!parts[0].substring(2).equals(parts[1].substring(2))) {
+                    throw new PatchFormatException(file, i + 1, "renames are not supported (" + parts[0] + " -> "
+                            + parts[1] + ")");
+                }
+                gitPath = parts[0].substring(2);
+                i++;
+                while (i < lines.size() && !lines.get(i).startsWith("--- ") && !lines.get(i).startsWith("diff --git ")) {
+                    String ext = lines.get(i);
+                    if (ext.startsWith("new file mode") || ext.startsWith("deleted file mode")) {
+                        throw new PatchFormatException(file, i + 1, "a curated mutant may not create or delete a file");
+                    }
+                    if (!(ext.startsWith("index ") || ext.startsWith("old mode") || ext.startsWith("new mode"))) {
+                        throw new PatchFormatException(file, i + 1, "unexpected line in the diff header: \""
+                                + abbreviate(ext) + "\"");
+                    }
+                    i++;
+                }
+            } else if (!line.startsWith("--- ")) {
+                if (line.isBlank()) {
+                    i++;
+                    continue;
+                }
+                throw new PatchFormatException(file, i + 1, "unexpected line between file diffs: \"" + abbreviate(line)
+                        + "\" (expected 'diff --git a/... b/...')");
+            }
+            if (i >= lines.size() || !lines.get(i).startsWith("--- ")) {
+                throw new PatchFormatException(file, i + 1, "expected '--- a/PATH'");
+            }
+            String oldPath = path(file, i + 1, lines.get(i).substring(4), "a/");
+            i++;
+            if (i >= lines.size() || !lines.get(i).startsWith("+++ ")) {
+                throw new PatchFormatException(file, i + 1, "expected '+++ b/PATH' after '--- a/" + oldPath + "'");
+            }
+            String newPath = path(file, i + 1, lines.get(i).substring(4), "b/");
+            if (!oldPath.equals(newPath) || (gitPath != null && !gitPath.equals(oldPath))) {
+                throw new PatchFormatException(file, i + 1, "the old and new paths differ (" + oldPath + " vs " + newPath
+                        + "): renames are not supported");
+            }
+            if (!oldPath.startsWith(SOURCE_ROOT) || !oldPath.endsWith(".java") || oldPath.contains("..")) {
+                throw new PatchFormatException(file, i + 1, "path " + oldPath + " must be a .java file under "
+                        + SOURCE_ROOT + " (curated mutants change the system under test's main sources only)");
+            }
+            if (!seen.add(oldPath)) {
+                throw new PatchFormatException(file, i + 1, oldPath + " is patched twice; merge its hunks into one diff");
+            }
+            i++;
+            List<Mutant.Hunk> hunks = new ArrayList<>();
+            while (i < lines.size() && lines.get(i).startsWith("@@")) {
+                int headerAt = i + 1;
+                Matcher m = HUNK.matcher(lines.get(i));
+                if (!m.matches()) {
+                    throw new PatchFormatException(file, headerAt, "malformed hunk header \"" + abbreviate(lines.get(i))
+                            + "\" (expected '@@ -START,COUNT +START,COUNT @@')");
+                }
+                int oldStart = Integer.parseInt(m.group(1));
+                int oldCount = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
+                int newStart = Integer.parseInt(m.group(3));
+                int newCount = m.group(4) == null ? 1 : Integer.parseInt(m.group(4));
+                i++;
+                int oldSeen = 0;
+                int newSeen = 0;
+                List<String> body = new ArrayList<>();
+                while (oldSeen < oldCount || newSeen < newCount) {
+                    if (i >= lines.size()) {
+                        throw new PatchFormatException(file, headerAt, "hunk " + lines.get(headerAt - 1).split(" @@")[0]
+                                + " @@ is truncated: the file ends after " + oldSeen + " of " + oldCount + " old and "
+                                + newSeen + " of " + newCount + " new lines");
+                    }
+                    String b = lines.get(i);
+                    char kind = b.isEmpty() ? ' ' : b.charAt(0);
+                    String content = b.isEmpty() ? "" : b.substring(1);
+                    switch (kind) {
+                        case ' ' -> {
+                            oldSeen++;
+                            newSeen++;
+                        }
+                        case '-' -> oldSeen++;
+                        case '+' -> newSeen++;
+                        case '\\' -> {
+                            i++;
+                            continue;
+                        }
+                        default -> throw new PatchFormatException(file, i + 1, "hunk line \"" + abbreviate(b)
+                                + "\" must start with ' ', '-' or '+' (the hunk header promised " + oldCount
+                                + " old and " + newCount + " new lines; " + oldSeen + " and " + newSeen + " so far)");
+                    }
+                    if (oldSeen > oldCount || newSeen > newCount) {
+                        throw new PatchFormatException(file, i + 1, "hunk at line " + headerAt + " holds more lines than"
+                                + " its header promises (" + oldCount + " old, " + newCount + " new)");
+                    }
+                    body.add(kind + content);
+                    i++;
+                }
+                while (i < lines.size() && lines.get(i).startsWith("\\")) {
+                    i++;
+                }
+                if (body.stream().noneMatch(l -> l.charAt(0) != ' ')) {
+                    throw new PatchFormatException(file, headerAt, "hunk changes nothing (context lines only)");
+                }
+                hunks.add(new Mutant.Hunk(oldStart, oldCount, newStart, newCount, body));
+            }
+            if (hunks.isEmpty()) {
+                throw new PatchFormatException(file, i + 1, oldPath + " has no hunk (expected '@@ -START,COUNT +START,COUNT @@')");
+            }
+            files.add(new Mutant.FilePatch(oldPath, hunks));
+        }
+        if (files.isEmpty()) {
+            throw new PatchFormatException(file, 0, "no file diff after the header");
+        }
+        return files;
+    }
+
+    private static String path(Path file, int line, String raw, String prefix) throws PatchFormatException {
+        String p = raw;
+        int tab = p.indexOf('\t');
+        if (tab >= 0) {
+            p = p.substring(0, tab);
+        }
+        p = p.strip();
+        if (p.equals("/dev/null")) {
+            throw new PatchFormatException(file, line, "a curated mutant may not create or delete a file (/dev/null)");
+        }
+        if (!p.startsWith(prefix)) {
+            throw new PatchFormatException(file, line, "path \"" + p + "\" must start with " + prefix
+                    + " (git diff style, relative to the repository root)");
+        }
+        return p.substring(prefix.length());
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+    }
+}

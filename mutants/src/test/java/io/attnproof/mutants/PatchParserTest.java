@@ -1,0 +1,108 @@
+package io.attnproof.mutants;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Header and diff parsing: a good patch reads back field by field; every malformed one fails with a clear message. */
+class PatchParserTest {
+    static final String P = PatchParser.SOURCE_ROOT + "io/attnproof/attention/mask/Example.java";
+    static final String DIFF = "diff --git a/" + P + " b/" + P + "\n"
+            + "index 1111111..2222222 100644\n"
+            + "--- a/" + P + "\n"
+            + "+++ b/" + P + "\n"
+            + "@@ -3,4 +3,3 @@ class Example {\n"
+            + "     int a() {\n"
+            + "-        return 1;\n"
+            + "-    }\n"
+            + "+        return 2; }\n"
+            + " }\n";
+
+    static String message(String name, String text) {
+        PatchFormatException e = assertThrows(PatchFormatException.class,
+                () -> PatchParser.parse(Path.of(name), text));
+        return e.getMessage();
+    }
+
+    @Test
+    void readsTheHeaderAndTheHunks() throws Exception {
+        Mutant m = PatchParser.parse(Path.of("07-x.patch"),
+                "# id: 07-x\n# claims: R1,  R4\n# breaks: breaks a thing\n# origin: ragged-mask wire PR\n" + DIFF);
+        assertEquals("07-x", m.id());
+        assertEquals(List.of("R1", "R4"), m.claims());
+        assertEquals("breaks a thing", m.breaks());
+        assertEquals("ragged-mask wire PR", m.origin());
+        assertEquals(1, m.files().size());
+        Mutant.FilePatch f = m.files().getFirst();
+        assertEquals(P, f.path());
+        Mutant.Hunk h = f.hunks().getFirst();
+        assertEquals(List.of(3, 4, 3, 3), List.of(h.oldStart(), h.oldCount(), h.newStart(), h.newCount()));
+        assertEquals(List.of("    int a() {", "        return 1;", "    }", "}"), h.before());
+        assertEquals(List.of("    int a() {", "        return 2; }", "}"), h.after());
+    }
+
+    @Test
+    void headerErrorsNameTheFileTheLineAndTheRule() {
+        String ok = "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n";
+        assertEquals("07-x.patch: the header lacks '# breaks:' (required: [id, claims, breaks, origin])",
+                message("07-x.patch", "# id: 07-x\n# claims: R1\n# origin: o\n" + DIFF));
+        assertEquals("07-x.patch:1: id \"07-y\" must equal the file name without .patch (\"07-x\")",
+                message("07-x.patch", ok.replace("07-x", "07-y") + DIFF));
+        assertTrue(message("07-x.patch", ok.replace("R1", "R1, Z9") + DIFF)
+                .startsWith("07-x.patch:2: claims: \"Z9\" is not a claim id of the catalog"));
+        assertEquals("07-x.patch:2: claims: \"R1\" is listed twice",
+                message("07-x.patch", ok.replace("R1", "R1, R1") + DIFF));
+        assertEquals("07-x.patch:2: claims \"R1,\" must be a comma-separated list of claim ids such as \"R1, R4\""
+                + " (an entry is empty)", message("07-x.patch", ok.replace("R1", "R1,") + DIFF));
+        assertEquals("07-x.patch:5: '# id:' given twice (first on line 1)",
+                message("07-x.patch", ok + "# id: 07-x\n" + DIFF));
+        assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
+                + DIFF));
+        assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
+                + " [id, claims, breaks, origin]", message("07-x.patch", ok + "# author: me\n" + DIFF));
+        assertEquals("07-x.patch:5: unexpected text before the diff: \"some prose\" (the header is '# key: value'"
+                + " lines, keys [id, claims, breaks, origin])", message("07-x.patch", ok + "some prose\n" + DIFF));
+        assertEquals("07-x.patch: no diff after the header (expected 'diff --git a/... b/...')",
+                message("07-x.patch", ok));
+    }
+
+    @Test
+    void diffErrorsAreClear() {
+        String ok = "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n";
+        String outside = DIFF.replace(P, "fixtures/src/main/java/X.java");
+        assertTrue(message("07-x.patch", ok + outside).contains("path fixtures/src/main/java/X.java must be a .java file"
+                + " under system-under-test/src/main/java/"));
+        String truncated = DIFF.substring(0, DIFF.lastIndexOf(" }\n"));
+        assertEquals("07-x.patch:9: hunk @@ -3,4 +3,3 @@ is truncated: the file ends after 3 of 4 old and 2 of 3 new"
+                + " lines", message("07-x.patch", ok + truncated));
+        String badLine = DIFF.replace("-        return 1;", "*        return 1;");
+        assertTrue(message("07-x.patch", ok + badLine).startsWith("07-x.patch:11: hunk line \"*        return 1;\""
+                + " must start with ' ', '-' or '+'"));
+        assertTrue(message("07-x.patch", ok + DIFF.replace("@@ -3,4 +3,3 @@", "@@ -3,x +3,3 @@"))
+                .startsWith("07-x.patch:9: malformed hunk header"));
+        assertTrue(message("07-x.patch", ok + DIFF.replace("--- a/" + P, "--- /dev/null"))
+                .contains("may not create or delete a file"));
+        assertTrue(message("07-x.patch", ok + DIFF + DIFF).contains("is patched twice"));
+    }
+
+    @Test
+    void theCatalogHoldsAtLeastThirtyWellFormedMutants() throws Exception {
+        Path catalog = TestPatches.repoRoot().resolve("mutants/catalog");
+        List<Mutant> all = Campaign.loadCatalog(catalog);
+        assertTrue(all.size() >= 30, "catalog size " + all.size());
+        Set<String> ids = new HashSet<>();
+        for (Mutant m : all) {
+            assertTrue(ids.add(m.id()), "duplicate id " + m.id());
+            assertTrue(m.id().matches("\\d\\d-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name");
+            assertFalse(m.claims().isEmpty());
+            assertFalse(m.breaks().lines().count() != 1, m.id() + ": breaks is one line");
+        }
+    }
+}

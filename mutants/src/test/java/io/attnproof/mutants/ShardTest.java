@@ -1,0 +1,123 @@
+package io.attnproof.mutants;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code -Dmutants.shard=k/n}: selection by catalog position, and the merge of shard files into one campaign. */
+class ShardTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void parsesKOfNAndRefusesAnythingElse() {
+        assertEquals(new Shard(2, 4), Shard.parse(" 2/4 "));
+        assertEquals(Shard.ALL, Shard.parse(""));
+        assertEquals(Shard.ALL, Shard.parse(null));
+        for (String bad : new String[] {"0/4", "5/4", "2", "a/b", "1/0", "1/2/3"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Shard.parse(bad));
+            assertTrue(e.getMessage().startsWith("mutants.shard = "), e.getMessage());
+            assertTrue(e.getMessage().contains("1 <= k <= n"), e.getMessage());
+        }
+        assertEquals("results-3-of-4.json", new Shard(3, 4).resultsFile());
+        assertEquals("results.json", Shard.ALL.resultsFile());
+    }
+
+    @Test
+    void shardsPartitionTheCatalogByPosition() {
+        List<Integer> catalog = IntStream.range(0, 31).boxed().toList();
+        for (int n = 1; n <= 5; n++) {
+            Set<Integer> union = new HashSet<>();
+            int total = 0;
+            for (int k = 1; k <= n; k++) {
+                List<Integer> part = new Shard(k, n).select(catalog);
+                for (int i : part) {
+                    assertEquals(k - 1, i % n, "index " + i + " in shard " + k + "/" + n);
+                }
+                union.addAll(part);
+                total += part.size();
+            }
+            assertEquals(31, total, "no mutant in two shards of " + n);
+            assertEquals(Set.copyOf(catalog), union, "every mutant in some shard of " + n);
+        }
+        assertEquals(List.of(1, 4, 7), new Shard(2, 3).select(List.of(0, 1, 2, 3, 4, 5, 6, 7)));
+    }
+
+    static MutantResult result(String id, MutantResult.Status status) {
+        return new MutantResult(id, List.of("R1"), "b", "o", "mutants/catalog/" + id + ".patch", status, null,
+                status == MutantResult.Status.KILLED ? List.of(new ClaimTests.Killer("T#m", "boom")) : List.of(),
+                List.of(new EvidenceValues.Value("R1", "max_abs_err", "T#m", 7L,
+                        new EvidenceValues.Reading(1e-6, 1e-4, true), new EvidenceValues.Reading(0.5, 1e-4, false),
+                        5000)), 5000, 3, 1, 1.25);
+    }
+
+    @Test
+    void mergeUnitesTheShardsInCatalogOrder() throws Exception {
+        List<String> ids = List.of("01-a", "02-b", "03-c", "04-d", "05-e");
+        Path catalog = Files.createDirectories(dir.resolve("catalog"));
+        for (String id : ids) {
+            Files.writeString(catalog.resolve(id + ".patch"), "");
+        }
+        for (int k = 1; k <= 2; k++) {
+            List<MutantResult> part = new ArrayList<>();
+            for (String id : new Shard(k, 2).select(ids)) {
+                part.add(result(id, MutantResult.Status.KILLED));
+            }
+            ResultsFiles.writeJson(dir.resolve(new Shard(k, 2).resultsFile()), part);
+        }
+        List<Map<String, Object>> merged = MergeResults.mergeAndWrite(dir, catalog);
+        assertEquals(ids, merged.stream().map(m -> m.get("id")).toList());
+        List<Map<String, Object>> back = ResultsFiles.readJson(dir.resolve("results.json"));
+        assertEquals(merged, back);
+        assertEquals(ResultsFiles.readJson(dir.resolve("results-1-of-2.json")).getFirst(), back.getFirst());
+        assertTrue(Files.readString(dir.resolve("results.md")).startsWith("5 mutations, all 5 caught.\n"));
+    }
+
+    @Test
+    void mergeRefusesMissingDuplicateOrForeignShards() throws Exception {
+        ResultsFiles.writeJson(dir.resolve("results-1-of-3.json"), List.of(result("01-a", MutantResult.Status.KILLED)));
+        ResultsFiles.writeJson(dir.resolve("results-3-of-3.json"), List.of(result("03-c", MutantResult.Status.KILLED)));
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> MergeResults.merge(dir, null));
+        assertTrue(missing.getMessage().startsWith("shards [2] of 3 are missing"), missing.getMessage());
+
+        ResultsFiles.writeJson(dir.resolve("results-2-of-3.json"), List.of(result("01-a", MutantResult.Status.KILLED)));
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> MergeResults.merge(dir, null));
+        assertTrue(twice.getMessage().startsWith("mutant 01-a appears in more than one shard"), twice.getMessage());
+
+        ResultsFiles.writeJson(dir.resolve("results-2-of-3.json"), List.of(result("02-b", MutantResult.Status.SURVIVED)));
+        ResultsFiles.writeJson(dir.resolve("results-1-of-2.json"), List.of(result("02-b", MutantResult.Status.KILLED)));
+        IllegalArgumentException foreign = assertThrows(IllegalArgumentException.class,
+                () -> MergeResults.merge(dir, null));
+        assertTrue(foreign.getMessage().startsWith("shard files of different campaigns"), foreign.getMessage());
+
+        Files.delete(dir.resolve("results-1-of-2.json"));
+        Path catalog = Files.createDirectories(dir.resolve("catalog"));
+        for (String id : List.of("01-a", "02-b", "03-c", "04-d")) {
+            Files.writeString(catalog.resolve(id + ".patch"), "");
+        }
+        IllegalArgumentException uncovered = assertThrows(IllegalArgumentException.class,
+                () -> MergeResults.merge(dir, catalog));
+        assertTrue(uncovered.getMessage().contains("missing [04-d]"), uncovered.getMessage());
+        List<Map<String, Object>> merged = MergeResults.mergeAndWrite(dir, null);
+        assertEquals("3 mutations, 2 caught (1 survived)", ResultsFiles.headline(merged));
+    }
+
+    @Test
+    void noShardFilesIsAClearError() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MergeResults.merge(dir, null));
+        assertTrue(e.getMessage().startsWith("no shard file results-k-of-n.json under "), e.getMessage());
+    }
+}
