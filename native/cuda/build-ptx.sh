@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds PTX from native/cuda/sinks_attn.cu with nvcc (virtual arch compute_75: sm_75 and every later GPU JIT it),
-# checks it with ptxas for sm_75, and writes it with its .version lowered to $PTX_ISA (default 8.0, what a CUDA 12.0
-# driver reads) after ptxas has accepted it at that ISA, so that a GPU machine whose driver predates nvcc 13 (PTX ISA
-# 9.0) still loads it.
+# Builds PTX from native/cuda/sinks_attn.cu with nvcc (virtual arch compute_75: sm_75 and every later GPU JIT it)
+# and writes it with its .version lowered to $PTX_ISA (default 8.0, what a CUDA 12.0 driver reads) once ptxas has
+# assembled it for sm_75 at that ISA, so that a GPU machine whose driver predates nvcc 13 (PTX ISA 9.0) still loads
+# it. Rebuilds only when sinks_attn.cu or this script is newer than the output.
 # Usage: native/cuda/build-ptx.sh <out.ptx>
 #   the nvcc Maven profile:    <out> = system-under-test/target/native/ptx/sinks_attn.ptx
 #   the checked-in fallback:   native/cuda/build-ptx.sh native/cuda/sinks_attn.ptx
@@ -20,7 +20,6 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 "$nvcc" -ptx -arch=compute_75 -o "$work/raw.ptx" "$here/sinks_attn.cu"
-"$ptxas" -arch=sm_75 "$work/raw.ptx" -o "$work/raw.cubin"
 sed "s/^\.version .*/.version $isa/" "$work/raw.ptx" > "$work/lowered.ptx"
 "$ptxas" -arch=sm_75 "$work/lowered.ptx" -o "$work/lowered.cubin"
 {

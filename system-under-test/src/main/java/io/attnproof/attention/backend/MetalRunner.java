@@ -129,8 +129,20 @@ final class MetalRunner implements KernelRunner {
         return 1024;
     }
 
+    /** The Metal device's name. */
     String describe() {
         return deviceName;
+    }
+
+    /** Compiles {@code source} on this device and releases the library (test hook: bad MSL must fail clearly). */
+    synchronized void compileAndRelease(String source) {
+        try {
+            release(compile(objc, device, source));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new NativeKernelException(LANE, "newLibraryWithSource", t.getClass().getSimpleName(), t.toString());
+        }
     }
 
     @Override

@@ -56,11 +56,6 @@ final class NativeSinks {
             this.maxHeadDim = maxHeadDim;
         }
 
-        /** The fused kernel's head dims, as its source lists them. */
-        boolean fusedHeadDim(int d) {
-            return this == CUDA ? SinksDispatch.cudaEnvelope(d, true) : SinksDispatch.metalEnvelope(d);
-        }
-
         String envelope() {
             TreeSet<Integer> dims = new TreeSet<>(SinksDispatch.FUSED_HEAD_DIMS);
             if (this == CUDA) {
