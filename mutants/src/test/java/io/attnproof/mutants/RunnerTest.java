@@ -53,7 +53,10 @@ class RunnerTest {
         TestPatches.write(catalog, "95-no-claim-test", "X1",
                 TestPatches.mutation(rr, "boolean ragged = false;", "boolean ragged = 0 > 1;"));
         Campaign.Config base = Campaign.Config.fromSystemProperties();
-        Campaign.Config config = new Campaign.Config(base.repoRoot(), catalog, base.sutClasses(), base.sutTestClasses(),
+        // Every catalog claim has tests now, so the claim tests are copied without X1's (CrossLaneTest) to give
+        // patch 95 a claim that nothing proves.
+        Path tests = copyWithout(base.sutTestClasses(), dir.resolve("test-classes"), "CrossLaneTest");
+        Campaign.Config config = new Campaign.Config(base.repoRoot(), catalog, base.sutClasses(), tests,
                 base.fixEvidence(), dir.resolve("out"), Shard.ALL, Set.of(), 2, java.time.Duration.ofSeconds(120));
         Campaign.Result r = new Campaign(config).run();
         results = r.mutants().stream().collect(Collectors.toMap(MutantResult::id, m -> m));
@@ -138,5 +141,20 @@ class RunnerTest {
                 "95-no-claim-test"), json.stream().map(m -> m.get("id")).toList());
         String md = Files.readString(dir.resolve("out/results.md"));
         assertTrue(md.startsWith("5 mutations, 1 caught (1 survived, 3 stale).\n"), md);
+    }
+
+    /** A copy of the class tree {@code from} without the classes whose file names start with {@code prefix}. */
+    private static Path copyWithout(Path from, Path to, String prefix) throws java.io.IOException {
+        try (var files = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else if (!f.getFileName().toString().startsWith(prefix)) {
+                    Files.copy(f, target);
+                }
+            }
+        }
+        return to;
     }
 }

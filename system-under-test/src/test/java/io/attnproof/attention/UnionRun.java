@@ -1,5 +1,6 @@
 package io.attnproof.attention;
 
+import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.dsv4.CompressRatio;
 import io.attnproof.attention.dsv4.Dsv4Attention;
 import io.attnproof.attention.dsv4.Dsv4Config;
@@ -59,12 +60,17 @@ public record UnionRun(UnionProblem problem, double[][][][] actual, double[][][]
 
     /** The system under test on {@code in}; V is passed as the same handle as K, as V4 does. */
     public static Tensor run(Spec spec, UnionInputs in, double[] sinks, Tensor callerMask) {
+        return run(spec, in, sinks, callerMask, Backend.cpu());
+    }
+
+    /** {@link #run(Spec, UnionInputs, double[], Tensor)} with dsv4_attention's last stage on {@code backend}. */
+    public static Tensor run(Spec spec, UnionInputs in, double[] sinks, Tensor callerMask, Backend backend) {
         DType dt = spec.dtype();
         Tensor k = Tensors.kv(in.k(), dt);
         Tensor v = in.v() == in.k() ? k : Tensors.kv(in.v(), dt);
         Tensor compressed = spec.tc() == 0 ? null : Tensors.kv(in.compressed(), dt);
         return Dsv4Attention.attention(Tensors.of4(in.q(), dt), k, v, compressed, callerMask,
-                sinks == null ? null : Tensors.sinks(sinks), spec.config());
+                sinks == null ? null : Tensors.sinks(sinks), spec.config(), backend);
     }
 
     /**

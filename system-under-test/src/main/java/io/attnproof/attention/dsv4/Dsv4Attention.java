@@ -1,6 +1,8 @@
 package io.attnproof.attention.dsv4;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.backend.Backend;
+import io.attnproof.attention.backend.Cpu;
 import io.attnproof.attention.mask.CallerMasks;
 import io.attnproof.attention.mask.GraphDecodeMask;
 import io.attnproof.attention.mask.RaggedRows;
@@ -56,6 +58,24 @@ public final class Dsv4Attention {
     /** {@code dsv4_attention} forced onto {@code path}; ABSORBED_MQA needs {@code tq == 1} and sinks. */
     public static Tensor attention(Tensor q, Tensor k, Tensor v, Tensor compressedKv, Tensor mask, Tensor sinks,
             Dsv4Config config, Path path) {
+        return attention(q, k, v, compressedKv, mask, sinks, config, path, Backend.cpu());
+    }
+
+    /**
+     * {@code dsv4_attention} with its last stage (scores, the union mask, softmax with sinks, P.V) on
+     * {@code backend}: the Java kernels on the CPU lane ({@code path} as given), the native unfused masked path
+     * ({@link Backend#attendMasked}) on the others. Narrowing, concatenation and the union mask are this method's
+     * in every case, so each lane judges the same keys under the same mask.
+     */
+    public static Tensor attention(Tensor q, Tensor k, Tensor v, Tensor compressedKv, Tensor mask, Tensor sinks,
+            Dsv4Config config, Backend backend) {
+        Require.present("q", q);
+        return attention(q, k, v, compressedKv, mask, sinks, config, pathFor(q, sinks), backend);
+    }
+
+    private static Tensor attention(Tensor q, Tensor k, Tensor v, Tensor compressedKv, Tensor mask, Tensor sinks,
+            Dsv4Config config, Path path, Backend backend) {
+        Require.present("backend", backend);
         Require.present("config", config);
         Require.present("path", path);
         checkQkv(q, k, v);
@@ -90,9 +110,14 @@ public final class Dsv4Attention {
         Tensor local = unionMask(g, tq, q, config);
         Tensor full = CallerMasks.compose(local, mask,
                 new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
-        float[] out = path == Path.ABSORBED_MQA
-                ? UnionKernel.absorbedMqa(q, keys, values, full, sink)
-                : UnionKernel.repeatKv(q, keys, values, full, sink);
+        float[] out;
+        if (backend instanceof Cpu) {
+            out = path == Path.ABSORBED_MQA
+                    ? UnionKernel.absorbedMqa(q, keys, values, full, sink)
+                    : UnionKernel.repeatKv(q, keys, values, full, sink);
+        } else {
+            out = backend.attendMasked(on(q, backend), on(keys, backend), on(values, backend), on(full, backend), sink);
+        }
         return Tensor.of(out, q.dtype(), q.device(), batch, heads, tq, headDim);
     }
 
@@ -114,6 +139,20 @@ public final class Dsv4Attention {
             return new RaggedUnionMask(mask, rows).materialize(q.dtype(), q.device());
         }
         return UnionMaskMemo.current().get(UnionMaskKey.of(mask, q.dtype(), q.device()));
+    }
+
+    /**
+     * The union kernel's repeat-KV loops: {@code q[B,H,tq,D]} against {@code keys, values[B,1,n,D]} under the
+     * additive {@code mask[B|1,H|1,tq,n]}, softmax with {@code sink[H]} (null: none), times V.
+     */
+    public static float[] repeatKvKernel(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
+        return UnionKernel.repeatKv(q, keys, values, mask, sink);
+    }
+
+    /** {@code t}'s values labelled with {@code backend}'s device (a native lane refuses tensors of another family). */
+    private static Tensor on(Tensor t, Backend backend) {
+        return t.device().kind() == backend.device().kind() ? t
+                : Tensor.of(t.toFloatArray(), t.dtype(), backend.device(), t.shape());
     }
 
     private static void checkQkv(Tensor q, Tensor k, Tensor v) {

@@ -7,15 +7,15 @@ import io.attnproof.attention.Require;
  * packed keys {@code [k[i], k[i+1])}; both vectors start at 0, never decrease, have equal lengths and stay within
  * the packed lengths.
  */
-record CuSeqlens(int[] q, int[] k) {
+public record CuSeqlens(int[] q, int[] k) {
 
-    CuSeqlens {
+    public CuSeqlens {
         q = q.clone();
         k = k.clone();
     }
 
     /** Checks {@code cuSeqlensQ} against {@code totalQ} packed query rows and {@code cuSeqlensK} against {@code totalK}. */
-    static CuSeqlens of(int[] cuSeqlensQ, int[] cuSeqlensK, int totalQ, int totalK) {
+    public static CuSeqlens of(int[] cuSeqlensQ, int[] cuSeqlensK, int totalQ, int totalK) {
         check("cu_seqlens_q", cuSeqlensQ, totalQ, "q");
         check("cu_seqlens_k", cuSeqlensK, totalK, "k");
         Require.that(cuSeqlensK.length == cuSeqlensQ.length, "cu_seqlens_k.length", cuSeqlensK.length,
@@ -24,22 +24,22 @@ record CuSeqlens(int[] q, int[] k) {
     }
 
     /** The number of packed sequences. */
-    int sequences() {
+    public int sequences() {
         return q.length - 1;
     }
 
     /** Query rows of sequence {@code i}. */
-    int qLen(int i) {
+    public int qLen(int i) {
         return q[i + 1] - q[i];
     }
 
     /** Keys of sequence {@code i}. */
-    int kvLen(int i) {
+    public int kvLen(int i) {
         return k[i + 1] - k[i];
     }
 
     /** The longest sequence's query rows ({@code max_q}); 0 with no sequences. */
-    int maxQ() {
+    public int maxQ() {
         int max = 0;
         for (int i = 0; i < sequences(); i++) {
             max = Math.max(max, qLen(i));

@@ -1,6 +1,7 @@
 package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.mask.VarlenCausalMask;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
@@ -28,20 +29,30 @@ public final class SinksAttention {
         return sinksAttn(q, k, v, sinks, mask, window, SinksDispatch.flash512FromEnvironment());
     }
 
-    /** {@code sinks_attn} with the {@code ARC_FLASH_512} setting given. */
+    /** {@code sinks_attn} with the {@code ARC_FLASH_512} setting given, on the CPU lane (the Java kernels). */
     public static Tensor sinksAttn(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window,
             boolean flash512) {
+        return sinksAttn(Backend.cpu(), q, k, v, sinks, mask, window, flash512);
+    }
+
+    /**
+     * {@code sinks_attn} on {@code backend}: the dispatch decides for the backend's device family (on the CPU lane,
+     * q's own device), and the chosen arm runs on that lane — its varlen form, its fused kernel (which never sees a
+     * mask), or its unfused path.
+     */
+    public static Tensor sinksAttn(Backend backend, Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask,
+            int window, boolean flash512) {
+        Require.present("backend", backend);
         SinksCall call = SinksCall.of(q, k, v, sinks, window);
         call.mask4(mask, q);
-        Device.Kind kind = q.device().kind();
+        Device.Kind kind = backend.dispatchKind(q.device());
         if (SinksDispatch.maskForcesOffFused(kind, call.batch(), call.headDim(), mask != null, flash512)) {
             warnMaskForcedOffFused(q.device(), call.headDim());
         }
         return switch (SinksDispatch.choose(kind, call.batch(), call.headDim(), mask != null, flash512)) {
-            case VARLEN -> varlenDense(call, q, k, v, sinks, window);
-            case CUDA_FUSED -> FusedSinksKernel.flashAttnSinks(q, k, v, sinks, mask, window);
-            case METAL_FUSED -> FusedSinksKernel.flashAttnSinksMetal(q, k, v, sinks, mask, window);
-            case UNFUSED -> sinksAttnCpu(q, k, v, sinks, mask, window);
+            case VARLEN -> varlenDense(backend, call, q, k, v, sinks, window);
+            case CUDA_FUSED, METAL_FUSED -> backend.flashAttnSinks(q, k, v, sinks, null, window);
+            case UNFUSED -> backend.sinksAttnUnfused(q, k, v, sinks, mask, window);
         };
     }
 
@@ -120,14 +131,15 @@ public final class SinksAttention {
     }
 
     /** A dense batch through the varlen path: every row packed with the same q_len and kv_len. */
-    private static Tensor varlenDense(SinksCall call, Tensor q, Tensor k, Tensor v, Tensor sinks, int window) {
+    private static Tensor varlenDense(Backend backend, SinksCall call, Tensor q, Tensor k, Tensor v, Tensor sinks,
+            int window) {
         int[] cuQ = new int[call.batch() + 1];
         int[] cuK = new int[call.batch() + 1];
         for (int b = 1; b <= call.batch(); b++) {
             cuQ[b] = b * call.tq();
             cuK[b] = b * call.tk();
         }
-        return sinksAttnCpuVarlen(pack(q), pack(k), pack(v), sinks, cuQ, cuK, window);
+        return backend.sinksAttnVarlen(pack(q), pack(k), pack(v), sinks, cuQ, cuK, window);
     }
 
     /** {@code [B, H, T, D]} as packed rows {@code [B*T, H, D]}. */

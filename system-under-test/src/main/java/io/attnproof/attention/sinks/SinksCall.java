@@ -9,15 +9,15 @@ import java.util.Arrays;
  * {@code [B,Hkv,tk,D]} with {@code Hq} a multiple of {@code Hkv} (query head h reads KV head {@code h / (Hq/Hkv)}),
  * sinks {@code [Hq]}.
  */
-record SinksCall(int batch, int queryHeads, int kvHeads, int tq, int tk, int headDim, float[] sink) {
+public record SinksCall(int batch, int queryHeads, int kvHeads, int tq, int tk, int headDim, float[] sink) {
 
     /** The query heads that share one KV head. */
-    int group() {
+    public int group() {
         return queryHeads / kvHeads;
     }
 
     /** Checks q, k, v, sinks and the window of a dense call; every failure names the parameter, value and rule. */
-    static SinksCall of(Tensor q, Tensor k, Tensor v, Tensor sinks, int window) {
+    public static SinksCall of(Tensor q, Tensor k, Tensor v, Tensor sinks, int window) {
         Require.present("q", q);
         Require.present("k", k);
         Require.present("v", v);
@@ -39,7 +39,7 @@ record SinksCall(int batch, int queryHeads, int kvHeads, int tq, int tk, int hea
     }
 
     /** Validated sink logits {@code [Hq]} on q's device. */
-    static float[] sinkValues(Tensor sinks, Tensor q) {
+    public static float[] sinkValues(Tensor sinks, Tensor q) {
         Require.present("sinks", sinks);
         Require.that(sinks.device().equals(q.device()), "sinks.device", sinks.device(), "equal q's device " + q.device());
         return SoftmaxWithSinks.sinkValues(sinks, q.dim(1));
@@ -49,7 +49,7 @@ record SinksCall(int batch, int queryHeads, int kvHeads, int tq, int tk, int hea
      * The caller's mask as {@code [B|1, Hq|1, tq|1, tk]}: rank 2 {@code [tq, tk]} reads as {@code [1, 1, tq, tk]},
      * rank 4 as is; null stays null. Any other shape, or another device than q's, is refused.
      */
-    Tensor mask4(Tensor mask, Tensor q) {
+    public Tensor mask4(Tensor mask, Tensor q) {
         if (mask == null) {
             return null;
         }

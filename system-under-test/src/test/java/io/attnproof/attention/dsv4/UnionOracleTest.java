@@ -20,8 +20,8 @@ import java.util.List;
  * controls that drop a block, drop the sink, or widen the window by one disagree.
  */
 @Claim("U5")
-class UnionOracleTest {
-    static final int W = 128;
+public class UnionOracleTest {
+    public static final int W = 128;
 
     static List<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
@@ -75,7 +75,7 @@ class UnionOracleTest {
     }
 
     /** The same problem with compressed block {@code block} masked off for every row. */
-    static UnionProblem withMaskOnBlock(UnionProblem p, int block) {
+    public static UnionProblem withMaskOnBlock(UnionProblem p, int block) {
         double[][][] mask = new double[1][1][(int) p.tkFull() + p.tc()];
         mask[0][0][(int) p.tkFull() + block] = Double.NEGATIVE_INFINITY;
         return new UnionProblem(p.q(), p.k(), p.v(), p.compressed(), p.sinks(), mask, p.window(), p.ratio(),

@@ -1,6 +1,7 @@
 package io.attnproof.attention.ragged;
 
 import io.attnproof.attention.Tensors;
+import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.claim.Claim;
 import io.attnproof.fixtures.evidence.Evidence;
@@ -19,10 +20,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * R1 (and R9 at t_q = 1): each row of a left-aligned ragged cohort equals that row run alone with its dead prefix
  * absent, on every ratio class; the same cohort fed the batch-wide position disagrees.
  */
-class RaggedCohortTest {
+public class RaggedCohortTest {
     static final long SEED = 1001;
 
-    static Stream<Arguments> cohorts() {
+    /** The R1 cohorts: ratio classes 0, 4 and 128. */
+    public static Stream<Arguments> cohorts() {
         return Stream.of(
                 Arguments.of(new RaggedCohort(new int[] {37, 50, 10, 44}, 3, 16, 0, 4, 16)),
                 Arguments.of(new RaggedCohort(new int[] {37, 50, 10, 44}, 3, 16, 4, 4, 16)),
@@ -51,19 +53,25 @@ class RaggedCohortTest {
     }
 
     private static void check(RaggedCohort cohort, Evidence ev) {
+        check(cohort, ev, Backend.cpu());
+    }
+
+    /** The R1/R9 check of {@code cohort} with dsv4_attention's last stage on {@code backend}. */
+    public static void check(RaggedCohort cohort, Evidence ev, Backend backend) {
+        String label = backend instanceof io.attnproof.attention.backend.Cpu ? "" : "[" + cohort + "]";
         ev.seed(SEED);
         for (RaggedCohort.Condition c : cohort.degeneracy()) {
-            ev.degeneracy(c.name(), c.holds(), c.detail());
+            ev.degeneracy(c.name() + label, c.holds(), c.detail());
         }
         // NaN canaries in every padded slot: the dead prefix and the blocks a shorter row never produced.
         RaggedCohort.Inputs canaried = cohort.inputs(SEED, Precision.F32, Double.NaN);
-        Tensor out = Cohorts.batched(cohort, canaried, cohort.rowQ0());
+        Tensor out = Cohorts.batched(cohort, canaried, cohort.rowQ0(), backend);
         long bits = 0;
         double worstErr = 0;
         double worstLimit = 0;
         Diff worst = null;
         for (int i = 0; i < cohort.batch(); i++) {
-            Tensor alone = Cohorts.alone(cohort, canaried, i);
+            Tensor alone = Cohorts.alone(cohort, canaried, i, backend);
             bits += Diff.bitsDiffering(Cohorts.row(out, i), Tensors.toArray4(alone));
             RaggedCohort.Row row = canaried.rows().get(i);
             UnionProblem p = new UnionProblem(row.q(), row.k(), row.k(), row.compressed(), canaried.sinks(), null,
@@ -79,17 +87,17 @@ class RaggedCohortTest {
                         diff.worst().r(), diff.worst().c()), diff.oracleMaxAbs());
             }
         }
-        ev.checkBitIdentical("bits_row_vs_row_alone", bits);
-        ev.check("max_abs_err", worstErr, worstLimit, worst.worst());
+        ev.checkBitIdentical("bits_row_vs_row_alone" + label, bits);
+        ev.check("max_abs_err" + label, worstErr, worstLimit, worst.worst());
 
         // Negative control: the scalar path (every row at the batch-wide position) over a zero-filled prefix.
         RaggedCohort.Inputs zeros = cohort.inputs(SEED, Precision.F32, 0.0);
-        Tensor scalar = Cohorts.batched(cohort, zeros, null);
+        Tensor scalar = Cohorts.batched(cohort, zeros, null, backend);
         double gap = 0;
         for (int i = 0; i < cohort.batch(); i++) {
-            gap = Math.max(gap, Diff.of(Tensors.toArray4(Cohorts.alone(cohort, zeros, i)), Cohorts.row(scalar, i))
-                    .maxAbs());
+            gap = Math.max(gap, Diff.of(Tensors.toArray4(Cohorts.alone(cohort, zeros, i, backend)),
+                    Cohorts.row(scalar, i)).maxAbs());
         }
-        ev.controlGap("batch_wide_position", gap, worstLimit);
+        ev.controlGap("batch_wide_position" + label, gap, worstLimit);
     }
 }

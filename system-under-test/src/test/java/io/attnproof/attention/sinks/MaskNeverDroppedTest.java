@@ -3,6 +3,7 @@ package io.attnproof.attention.sinks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.attnproof.attention.Tensors;
+import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
@@ -28,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * fp64 reference and misses the causal-only reference by the mask's whole effect. S2: a padding-column mask is
  * honoured, and dropping it changes the output by more than 1e-2.
  */
-class MaskNeverDroppedTest {
+public class MaskNeverDroppedTest {
     static final int HQ = 8;
     static final int HKV = 2;
     static final int TQ = 24;
@@ -64,7 +65,7 @@ class MaskNeverDroppedTest {
      * A document mask {@code [B,1,tq,tk]}: the keys fall into three packed documents per batch row (boundaries move
      * with the row) and a query sees only its own document's keys — a rule no (kv_offset, window) pair expresses.
      */
-    static double[][][][] documentMask(int batch) {
+    public static double[][][][] documentMask(int batch) {
         double[][][][] m = new double[batch][1][TQ][TK];
         for (int b = 0; b < batch; b++) {
             int[] starts = {0, 13 + 3 * b, 29 - 2 * b};
@@ -84,6 +85,11 @@ class MaskNeverDroppedTest {
     @MethodSource("arms")
     @Claim("S1")
     void aCallerMaskIsNeverDropped(Device device, int batch, int window, Evidence ev) {
+        callerMaskNeverDropped(Backend.cpu(), device, batch, window, ev);
+    }
+
+    /** S1 for one (device, batch, window) with {@code sinks_attn} on {@code backend}. */
+    public static void callerMaskNeverDropped(Backend backend, Device device, int batch, int window, Evidence ev) {
         long seed = 1100L + 10L * batch + window + device.kind().ordinal() * 100L;
         ev.seed(seed);
         String label = "[" + device + " B=" + batch + " W=" + window + "]";
@@ -108,12 +114,13 @@ class MaskNeverDroppedTest {
                 "maskless arm " + maskless + ", expected " + expectedMaskless);
 
         // With the guard in place: the masked call matches the masked reference, on the unfused arm.
-        SinksRun guarded = SinksRun.of(masked, SinksRun.sinksAttn(in, DType.F32, device, mask, window), Precision.F32);
+        SinksRun guarded = SinksRun.of(masked, SinksRun.sinksAttn(backend, in, DType.F32, device, mask, window),
+                Precision.F32);
         ev.check("max_abs_err_vs_masked_reference" + label, guarded.diff().maxAbs(), guarded.limit(),
                 guarded.diff().worst());
         ev.check("masked_call_not_on_fused_or_varlen_arm" + label, withMask == SinksArm.UNFUSED ? 0 : 1, 0, null);
         // The maskless call (the arm the mask moved us off) tracks the causal-only reference ...
-        Tensor unmasked = SinksRun.sinksAttn(in, DType.F32, device, null, window);
+        Tensor unmasked = SinksRun.sinksAttn(backend, in, DType.F32, device, null, window);
         SinksRun fusedRun = SinksRun.of(causalOnly, unmasked, Precision.F32);
         ev.check("max_abs_err_maskless_vs_causal_reference" + label, fusedRun.diff().maxAbs(), fusedRun.limit(),
                 fusedRun.diff().worst());
@@ -144,6 +151,11 @@ class MaskNeverDroppedTest {
     @MethodSource("padding")
     @Claim("S2")
     void aPaddingColumnMaskIsHonoured(Device device, int[] pads, Evidence ev) {
+        paddingMaskHonoured(Backend.cpu(), device, pads, ev);
+    }
+
+    /** S2 for one (device, padding) with {@code sinks_attn} on {@code backend}. */
+    public static void paddingMaskHonoured(Backend backend, Device device, int[] pads, Evidence ev) {
         int batch = pads.length;
         long seed = 1200L + 31L * batch + device.kind().ordinal();
         ev.seed(seed);
@@ -156,11 +168,11 @@ class MaskNeverDroppedTest {
                 SinksAttentionOracle.attend(masked.withMask(null)));
         ev.degeneracy("padding_changes_the_reference" + label, oracleSignal > SIGNAL, "signal " + oracleSignal);
 
-        Tensor honoured = SinksRun.sinksAttn(in, DType.F32, device, mask, window);
+        Tensor honoured = SinksRun.sinksAttn(backend, in, DType.F32, device, mask, window);
         SinksRun run = SinksRun.of(masked, honoured, Precision.F32);
         ev.check("max_abs_err_vs_masked_reference" + label, run.diff().maxAbs(), run.limit(), run.diff().worst());
         double dropped = SinksRun.maxAbsDiff(Tensors.toArray4(honoured),
-                Tensors.toArray4(SinksRun.sinksAttn(in, DType.F32, device, null, window)));
+                Tensors.toArray4(SinksRun.sinksAttn(backend, in, DType.F32, device, null, window)));
         ev.record("masked_vs_maskless_signal" + label, dropped, SIGNAL, dropped > SIGNAL, null);
         ev.controlGap("dropping_the_padding_mask" + label, dropped, SIGNAL);
 
@@ -173,7 +185,7 @@ class MaskNeverDroppedTest {
                 }
             }
         }
-        Tensor canaried = SinksRun.sinksAttn(in, DType.F32, device, mask, window);
+        Tensor canaried = SinksRun.sinksAttn(backend, in, DType.F32, device, mask, window);
         ev.checkBitIdentical("bits_with_nan_canaries_in_padding" + label,
                 Diff.bitsDiffering(honoured.toFloatArray(), canaried.toFloatArray()));
         assertEquals(Arrays.asList(batch, HQ, TQ, D), Arrays.stream(honoured.shape()).boxed().toList());

@@ -1,6 +1,8 @@
 package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Tensors;
+import io.attnproof.attention.backend.Backend;
+import io.attnproof.attention.backend.Cpu;
 import io.attnproof.attention.mask.VarlenCausalMask;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
@@ -23,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * differs.
  */
 @Claim("S6")
-class VarlenFallbackTest {
+public class VarlenFallbackTest {
     static final int HQ = 4;
     static final int HKV = 2;
     static final int D = 16;
@@ -82,6 +84,16 @@ class VarlenFallbackTest {
     @ParameterizedTest(name = "window = {0}")
     @ValueSource(ints = {0, 3})
     void packedSequencesAreCausalAndWindowed(int window, Evidence ev) {
+        packedSequences(Backend.cpu(), window, ev);
+    }
+
+    /** {@code t}'s values on {@code backend}'s device (the CPU lane keeps the tensor as it is). */
+    static Tensor on(Backend backend, Tensor t) {
+        return backend instanceof Cpu ? t : Tensor.of(t.toFloatArray(), t.dtype(), backend.device(), t.shape());
+    }
+
+    /** S6 on packed ragged sequences through {@code backend}'s varlen form. */
+    public static void packedSequences(Backend backend, int window, Evidence ev) {
         long seed = 600L + window;
         ev.seed(seed);
         String label = "[W=" + window + "]";
@@ -98,7 +110,8 @@ class VarlenFallbackTest {
         ev.degeneracy("rows_that_see_different_key_counts" + label, someCausalRow, "q_len > 1 somewhere");
         ev.degeneracy("padded_output_rows" + label, somePadding, "max_q " + p.maxQ());
 
-        Tensor out = SinksAttention.sinksAttnCpuVarlen(p.q(), p.k(), p.v(), p.sinks(), p.cuQ(), p.cuK(), window);
+        Tensor out = backend.sinksAttnVarlen(on(backend, p.q()), on(backend, p.k()), on(backend, p.v()),
+                on(backend, p.sinks()), p.cuQ(), p.cuK(), window);
         ev.check("output_shape_mismatches" + label, java.util.Arrays.equals(out.shape(),
                 new int[] {SEQUENCES.length, HQ, p.maxQ(), D}) ? 0 : 1, 0, null);
         double worstErr = 0;
@@ -146,34 +159,55 @@ class VarlenFallbackTest {
         // Control: the unmasked (non-causal) fallback, upstream's bug, differs on every sequence with q_len > 1.
         ev.controlGap("non_causal_control_min_over_sequences" + label, nonCausalGap, 1e-2);
         // Control: the other window differs.
-        Tensor other = SinksAttention.sinksAttnCpuVarlen(p.q(), p.k(), p.v(), p.sinks(), p.cuQ(), p.cuK(),
-                window == 0 ? 3 : 0);
+        Tensor other = backend.sinksAttnVarlen(on(backend, p.q()), on(backend, p.k()), on(backend, p.v()),
+                on(backend, p.sinks()), p.cuQ(), p.cuK(), window == 0 ? 3 : 0);
         ev.controlGap("window_0_vs_3" + label, Diff.of(Tensors.toArray4(out), Tensors.toArray4(other)).maxAbs(), 1e-2);
     }
 
     @ParameterizedTest(name = "window = {0}")
     @ValueSource(ints = {0, 3})
     void aDenseUnmaskedBatchGoesVarlenAndStaysCausal(int window, Evidence ev) {
+        denseBatch(Backend.cpu(), window, ev);
+    }
+
+    /**
+     * S6 through {@code sinks_attn} on {@code backend}: a dense unmasked batch goes varlen and stays causal. On the
+     * CPU lane the varlen memo shows the dispatch and the rows equal the unfused path bit for bit; a native lane's
+     * varlen form is the tiled kernel, which orders its sums differently, so there it agrees within the limit.
+     */
+    public static void denseBatch(Backend backend, int window, Evidence ev) {
         long seed = 650L + window;
         ev.seed(seed);
         String label = "[W=" + window + "]";
         int batch = 3;
+        boolean cpu = backend instanceof Cpu;
+        Device device = cpu ? Device.CPU : backend.device();
         SinksInputs in = SinksInputs.generate(seed, batch, HQ, HKV, 6, 9, D, Precision.F32, 2.0);
         VarlenCausalMask.Memo memo = VarlenCausalMask.Memo.current();
         memo.clear();
-        Tensor out = SinksRun.sinksAttn(in, DType.F32, Device.CPU, null, window);
-        ev.degeneracy("dispatch_took_varlen" + label, memo.builds() + memo.hits() == batch,
-                "memo builds " + memo.builds() + ", hits " + memo.hits());
-        ev.check("varlen_memo_builds_for_equal_rows" + label, memo.builds(), 1, null);
+        Tensor out = SinksRun.sinksAttn(backend, in, DType.F32, device, null, window);
+        if (cpu) {
+            ev.degeneracy("dispatch_took_varlen" + label, memo.builds() + memo.hits() == batch,
+                    "memo builds " + memo.builds() + ", hits " + memo.hits());
+            ev.check("varlen_memo_builds_for_equal_rows" + label, memo.builds(), 1, null);
+        } else {
+            SinksArm arm = SinksAttention.armFor(SinksRun.tensor(in.q(), DType.F32, device), null, true);
+            ev.degeneracy("dispatch_took_varlen" + label, arm == SinksArm.VARLEN, "arm " + arm);
+        }
         SinksProblem causal = SinksRun.problem(in, null, window);
         SinksRun run = SinksRun.of(causal, out, Precision.F32);
         ev.check("max_abs_err_vs_causal_reference" + label, run.diff().maxAbs(), run.limit(), run.diff().worst());
-        // The varlen rows and the unfused batch take the same sums: bit-identical.
-        Tensor unfused = SinksAttention.sinksAttnCpu(SinksRun.tensor(in.q(), DType.F32, Device.CPU),
-                SinksRun.tensor(in.k(), DType.F32, Device.CPU), SinksRun.tensor(in.v(), DType.F32, Device.CPU),
-                SinksRun.sinks(in.sinks(), Device.CPU), null, window);
-        ev.checkBitIdentical("bits_varlen_vs_unfused" + label, Diff.bitsDiffering(out.toFloatArray(),
-                unfused.toFloatArray()));
+        Tensor unfused = backend.sinksAttnUnfused(SinksRun.tensor(in.q(), DType.F32, device),
+                SinksRun.tensor(in.k(), DType.F32, device), SinksRun.tensor(in.v(), DType.F32, device),
+                SinksRun.sinks(in.sinks(), device), null, window);
+        if (cpu) {
+            // The varlen rows and the unfused batch take the same sums: bit-identical.
+            ev.checkBitIdentical("bits_varlen_vs_unfused" + label, Diff.bitsDiffering(out.toFloatArray(),
+                    unfused.toFloatArray()));
+        } else {
+            ev.check("max_abs_varlen_vs_unfused" + label, Diff.of(Tensors.toArray4(out), Tensors.toArray4(unfused))
+                    .maxAbs(), run.limit(), null);
+        }
         ev.controlGap("non_causal_control" + label, SinksRun.maxAbsDiff(SinksAttentionOracle.attend(
                 causal.withRule(0, false)), run.actual()), 1e-2);
     }

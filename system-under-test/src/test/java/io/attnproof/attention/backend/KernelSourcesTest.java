@@ -1,0 +1,79 @@
+package io.attnproof.attention.backend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kernel sources and what the lanes load agree with the host: the checked-in PTX (the cuda lane's fallback) has
+ * every entry point the CUDA host launches, at a PTX ISA an older driver reads, and is the PTX of the current
+ * sinks_attn.cu whenever this build's nvcc (same version) rebuilt it; the MSL has every kernel the Metal host
+ * dispatches; both emulation libraries were built.
+ */
+class KernelSourcesTest {
+    static final Path NATIVE = Path.of("..", "native");
+
+    static Set<String> matches(String text, String regex) {
+        Set<String> out = new TreeSet<>();
+        Matcher m = Pattern.compile(regex, Pattern.MULTILINE).matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    static Set<String> hostKernels(NativeSinks.Dialect d) {
+        return new TreeSet<>(List.of(d.fused, d.varlen, d.scores, d.softmax, d.pv));
+    }
+
+    @Test
+    void theFallbackPtxHasEveryEntryTheHostLaunches() {
+        String ptx = new String(NativeFiles.resource(NativeFiles.FALLBACK_PTX_RESOURCE), StandardCharsets.UTF_8);
+        assertEquals(hostKernels(NativeSinks.Dialect.CUDA), matches(ptx, "^\\.visible \\.entry (\\w+)\\("));
+        assertTrue(ptx.contains("\n.version 8.0\n"), "PTX ISA 8.0 (a CUDA 12.0 driver reads it)");
+        assertTrue(ptx.contains("\n.target sm_75\n"), "sm_75 and later");
+    }
+
+    @Test
+    void theCudaSourceDeclaresEveryKernelTheHostLaunches() throws IOException {
+        String cu = Files.readString(NATIVE.resolve("cuda/sinks_attn.cu"));
+        assertEquals(hostKernels(NativeSinks.Dialect.CUDA), matches(cu, "^extern \"C\" __global__ void (\\w+)\\("));
+    }
+
+    @Test
+    void theMetalSourceDeclaresEveryKernelTheHostDispatches() {
+        String msl = new String(NativeFiles.resource(NativeFiles.METAL_SOURCE_RESOURCE), StandardCharsets.UTF_8);
+        assertEquals(hostKernels(NativeSinks.Dialect.METAL), matches(msl, "^kernel void (\\w+)\\("));
+    }
+
+    @Test
+    void theFallbackPtxIsCurrentWhereThisBuildRanNvcc() throws IOException {
+        Path built = NativeFiles.dir().resolve(NativeFiles.BUILT_PTX);
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(built),
+                "nvcc did not run in this build (no " + built + ")");
+        String fresh = Files.readString(built);
+        String fallback = new String(NativeFiles.resource(NativeFiles.FALLBACK_PTX_RESOURCE), StandardCharsets.UTF_8);
+        String freshNvcc = fresh.lines().findFirst().orElse("");
+        org.junit.jupiter.api.Assumptions.assumeTrue(freshNvcc.equals(fallback.lines().findFirst().orElse("")),
+                "this nvcc differs from the one that built the fallback: " + freshNvcc);
+        assertTrue(fallback.equals(fresh), "native/cuda/sinks_attn.ptx is stale (it differs from " + built
+                + "): regenerate it with native/cuda/build-ptx.sh native/cuda/sinks_attn.ptx");
+    }
+
+    @Test
+    void bothEmulationLibrariesWereBuilt() {
+        for (String lib : List.of(NativeFiles.CUDA_EMU_LIBRARY, NativeFiles.METAL_EMU_LIBRARY)) {
+            assertTrue(Files.isRegularFile(NativeFiles.library(lib)), NativeFiles.library(lib) + " is missing");
+        }
+    }
+}
