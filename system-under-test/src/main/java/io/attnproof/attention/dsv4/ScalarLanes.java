@@ -1,0 +1,103 @@
+package io.attnproof.attention.dsv4;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The union kernel one head at a time in plain f32 arithmetic ({@link UnionLanes} states the operations). It is the
+ * engine where {@code jdk.incubator.vector} is absent and the reference the vector engine is tested against, bit for
+ * bit.
+ */
+final class ScalarLanes extends UnionLanes {
+    static final ScalarLanes INSTANCE = new ScalarLanes();
+
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private static final class Scratch {
+        final Admission.Row row = new Admission.Row();
+        float[] p = new float[LaneMath.TILE];
+        MemorySegment[] kSeg = new MemorySegment[LaneMath.TILE];
+        long[] kOff = new long[LaneMath.TILE];
+        MemorySegment[] vSeg = new MemorySegment[LaneMath.TILE];
+        long[] vOff = new long[LaneMath.TILE];
+    }
+
+    @Override
+    String describe() {
+        return "scalar f32";
+    }
+
+    @Override
+    void run(UnionCall c) {
+        boolean perHead = c.admission().perHead();
+        int perRow = perHead ? c.heads() : 1;
+        int groups = c.batch() * c.tq() * perRow;
+        forEach(groups, c.macs() >= PARALLEL_MIN_MACS, g -> {
+            int b = g / (c.tq() * perRow);
+            int r = g / perRow % c.tq();
+            int h0 = perHead ? g % perRow : 0;
+            group(c, b, r, h0, perHead ? h0 + 1 : c.heads(), SCRATCH.get());
+        });
+    }
+
+    private static void group(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int d = c.headDim();
+        float[] out = c.out();
+        for (int h = h0; h < h1; h++) {
+            long qo = c.qByteOffset(b, h, r);
+            int o = c.outOffset(b, h, r);
+            float sink = c.sink()[h];
+            float m = sink;
+            float l = 0f;
+            for (int t0 = 0; t0 < row.count; t0 += LaneMath.TILE) {
+                int tn = Math.min(LaneMath.TILE, row.count - t0);
+                float tileMax = Float.NEGATIVE_INFINITY;
+                for (int i = 0; i < tn; i++) {
+                    int col = row.cols[t0 + i];
+                    MemorySegment ks = c.keys().data(col);
+                    long ko = c.keys().byteOffset(b, col);
+                    float acc = 0f;
+                    for (int e = 0; e < d; e++) {
+                        acc = Math.fma(c.q().get(F, qo + 4L * e), ks.get(F, ko + 4L * e), acc);
+                    }
+                    float score = acc * c.scale();
+                    if (row.biased) {
+                        score = score + row.bias[t0 + i];
+                    }
+                    s.p[i] = score;
+                    tileMax = Math.max(tileMax, score);
+                    s.vSeg[i] = c.values().data(col);
+                    s.vOff[i] = c.values().byteOffset(b, col);
+                }
+                float mNew = Math.max(m, tileMax);
+                boolean dead = mNew == Float.NEGATIVE_INFINITY;
+                float alpha = dead ? 0f : LaneMath.exp(m - mNew);
+                l = l * alpha;
+                for (int i = 0; i < tn; i++) {
+                    float p = dead ? 0f : LaneMath.exp(s.p[i] - mNew);
+                    s.p[i] = p;
+                    l = l + p;
+                }
+                for (int e = 0; e < d; e++) {
+                    float a = out[o + e] * alpha;
+                    for (int i = 0; i < tn; i++) {
+                        a = Math.fma(s.p[i], s.vSeg[i].get(F, s.vOff[i] + 4L * e), a);
+                    }
+                    out[o + e] = a;
+                }
+                m = mNew;
+            }
+            if (m == Float.NEGATIVE_INFINITY) {
+                java.util.Arrays.fill(out, o, o + d, 0f);
+            } else {
+                float denom = l + LaneMath.exp(sink - m);
+                for (int e = 0; e < d; e++) {
+                    out[o + e] = out[o + e] / denom;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.attnproof.attention.dsv4;
+
+import java.util.concurrent.ForkJoinPool;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * An engine for the union kernel. Both engines compute, for every query row (batch entry b, head h, position r), the
+ * same sequence of IEEE f32 operations over the row's admitted columns {@code c_0 < c_1 < ...} (ordinals i):
+ * <ol>
+ *   <li>score {@code s_i = fma-chain_d(q[d], k_i[d]) * scale (+ bias_i)}: {@code acc = fma(q[d], k_i[d], acc)} for
+ *       d = 0 .. D-1 from {@code acc = 0};</li>
+ *   <li>online softmax over tiles of {@link LaneMath#TILE} consecutive ordinals, the running max {@code m} started at
+ *       the head's sink: {@code mNew = max(m, max_tile s_i)}; {@code alpha = exp(m - mNew)},
+ *       {@code p_i = exp(s_i - mNew)} (both 0 while {@code mNew} is -inf); {@code l = l * alpha}, then
+ *       {@code l = l + p_i} in ordinal order; {@code o[d] = o[d] * alpha}, then {@code o[d] = fma(p_i, v_i[d], o[d])}
+ *       in ordinal order;</li>
+ *   <li>finally {@code o[d] / (l + exp(sink - m))}, or zeros when {@code m} is still -inf (no sink, nothing
+ *       admitted).</li>
+ * </ol>
+ * {@code exp} is {@link LaneMath#exp}. A row's result depends only on its admitted keys in order (their values and
+ * biases), never on the column indices, the rows computed beside it, the vector length, the tiling of the work over
+ * threads, or which engine ran: so narrowing to the keep span, a ragged row against the same row alone, the absorbed
+ * against the repeat-KV traversal and a rule against the same dense mask all agree bit for bit. A column a row does
+ * not admit is never read for it.
+ */
+abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
+    /** Below this many multiply-adds a call runs on the calling thread alone. */
+    static final long PARALLEL_MIN_MACS = 1L << 23;
+
+    private static final UnionLanes DEFAULT = choose();
+
+    /** Runs {@code call}, writing its output. */
+    abstract void run(UnionCall call);
+
+    /** What this engine is, for reports. */
+    abstract String describe();
+
+    /** The engine {@code dsv4_attention} uses: the Vector API one where {@code jdk.incubator.vector} is present. */
+    static UnionLanes engine() {
+        return DEFAULT;
+    }
+
+    /** The scalar engine: the same arithmetic without the Vector API. */
+    static UnionLanes scalar() {
+        return ScalarLanes.INSTANCE;
+    }
+
+    /** The Vector API engine, or null where {@code jdk.incubator.vector} is not in the boot layer. */
+    static UnionLanes vector() {
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            return null;
+        }
+        try {
+            return (UnionLanes) Class.forName("io.attnproof.attention.dsv4.VectorLanes").getDeclaredConstructor()
+                    .newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+    }
+
+    private static UnionLanes choose() {
+        if ("scalar".equals(System.getProperty("attnproof.cpu.lanes"))) {
+            return scalar();
+        }
+        UnionLanes v = vector();
+        return v == null ? scalar() : v;
+    }
+
+    /** Runs {@code body(0 .. items-1)}, on the common fork-join pool when {@code parallel}. */
+    static void forEach(int items, boolean parallel, IntConsumer body) {
+        if (!parallel || items < 2) {
+            for (int i = 0; i < items; i++) {
+                body.accept(i);
+            }
+        } else {
+            IntStream.range(0, items).parallel().forEach(body);
+        }
+    }
+
+    /** Threads a parallel call runs on: the common pool's workers and the caller. */
+    static int threads() {
+        return ForkJoinPool.getCommonPoolParallelism() + 1;
+    }
+
+    static float[] grow(float[] a, int n) {
+        return a.length >= n ? a : new float[Math.max(n, a.length * 2)];
+    }
+}

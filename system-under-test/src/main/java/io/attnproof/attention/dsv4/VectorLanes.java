@@ -1,0 +1,783 @@
+package io.attnproof.attention.dsv4;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The union kernel on the Vector API ({@code jdk.incubator.vector}): the operations {@link UnionLanes} states, lane
+ * for lane, register-blocked. The query rows of one position share their admitted keys (a uniform batch, a ragged or
+ * graph mask without a head axis), so one row group is the H heads of one query position, and the scores of a tile
+ * are formed one of two ways, whichever transposes less:
+ * <ul>
+ *   <li><b>heads in lanes</b> (decode: few positions, many keys): q of the group transposed once to {@code [D][H]};
+ *       each key row is read once for all heads (the absorbed-MQA shape: H rows of one MQA head);</li>
+ *   <li><b>keys in lanes</b> (prefill: many positions share the keys): the union keys of a batch entry transposed once
+ *       per call to {@code [D][n]}; each head's q element is broadcast against 16 consecutive columns.</li>
+ * </ul>
+ * Softmax and PV are then vectorised over heads (or keys) and over D. No input is copied: q, K and V are read in
+ * place through read-only views.
+ */
+final class VectorLanes extends UnionLanes {
+    private static final VectorSpecies<Float> SP = FloatVector.SPECIES_PREFERRED;
+    private static final int L = SP.length();
+    private static final int TILE = LaneMath.TILE;
+    private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
+    private static final float NEG_INF = Float.NEGATIVE_INFINITY;
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    /** One worker's buffers, grown on demand and reused across calls. */
+    private static final class Scratch {
+        final Admission.Row row = new Admission.Row();
+        float[] qt = new float[0];
+        float[] s = new float[0];
+        float[] m = new float[0];
+        float[] l = new float[0];
+        float[] alpha = new float[0];
+        final MemorySegment[] kSeg = new MemorySegment[TILE];
+        final long[] kOff = new long[TILE];
+        final MemorySegment[] vSeg = new MemorySegment[TILE];
+        final long[] vOff = new long[TILE];
+
+        void lanes(int n) {
+            m = grow(m, n);
+            l = grow(l, n);
+            alpha = grow(alpha, n);
+        }
+    }
+
+    @Override
+    String describe() {
+        return "Vector API " + SP;
+    }
+
+    @Override
+    void run(UnionCall c) {
+        // Transposing the union keys once per batch entry ([D][n]) against q once per position ([D][H]); a mask with
+        // a head axis makes every head its own group, which keys in lanes serves without idle lanes.
+        run(c, c.admission().perHead() || (long) c.columns() < (long) c.tq() * c.heads());
+    }
+
+    /** {@link #run(UnionCall)} with the layout forced (the engine test runs both on the same call). */
+    void run(UnionCall c, boolean keysInLanes) {
+        boolean perHead = c.admission().perHead();
+        boolean parallel = c.macs() >= PARALLEL_MIN_MACS;
+        int d = c.headDim();
+        if (keysInLanes) {
+            int nP = c.columns() + L;
+            float[] kt = new float[d * nP];
+            int perRow = perHead ? c.heads() : 1;
+            for (int b = 0; b < c.batch(); b++) {
+                final int bb = b;
+                transposeKeys(c, b, kt, nP);
+                forEach(c.tq() * perRow, parallel, g -> {
+                    int r = g / perRow;
+                    int h0 = perHead ? g % perRow : 0;
+                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, SCRATCH.get());
+                });
+            }
+        } else {
+            if (perHead) {
+                forEach(c.batch() * c.tq() * c.heads(), parallel, g -> {
+                    int h = g % c.heads();
+                    int group = g / c.heads();
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h, h + 1, SCRATCH.get());
+                });
+                return;
+            }
+            int vectors = (c.heads() + L - 1) / L;
+            int groups = c.batch() * c.tq();
+            // Few groups and several threads: split the heads (whole vectors) so every thread has work.
+            int chunks = parallel ? Math.max(1, Math.min(vectors, (threads() + groups - 1) / groups)) : 1;
+            int perChunk = (vectors + chunks - 1) / chunks * L;
+            forEach(groups * chunks, parallel, g -> {
+                int group = g / chunks;
+                int h0 = g % chunks * perChunk;
+                int h1 = Math.min(c.heads(), h0 + perChunk);
+                if (h0 < h1) {
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h0, h1, SCRATCH.get());
+                }
+            });
+        }
+    }
+
+    // ---- heads in lanes -------------------------------------------------------------------------------------------
+
+    private static void headsInLanes(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int d = c.headDim();
+        int hc = h1 - h0;
+        int hp = (hc + L - 1) / L * L;
+        int nv = hp / L;
+        s.qt = grow(s.qt, d * hp);
+        s.s = grow(s.s, TILE * hp);
+        s.lanes(hp);
+        float[] qt = s.qt;
+        for (int j = 0; j < hp; j++) {
+            if (j < hc) {
+                long qo = c.qByteOffset(b, h0 + j, r);
+                for (int e = 0; e < d; e++) {
+                    qt[e * hp + j] = c.q().get(F, qo + 4L * e);
+                }
+                s.m[j] = c.sink()[h0 + j];
+            } else {
+                for (int e = 0; e < d; e++) {
+                    qt[e * hp + j] = 0f;
+                }
+                s.m[j] = NEG_INF;
+            }
+            s.l[j] = 0f;
+        }
+        for (int t0 = 0; t0 < row.count; t0 += TILE) {
+            int tn = Math.min(TILE, row.count - t0);
+            for (int i = 0; i < tn; i++) {
+                int col = row.cols[t0 + i];
+                s.kSeg[i] = c.keys().data(col);
+                s.kOff[i] = c.keys().byteOffset(b, col);
+                s.vSeg[i] = c.values().data(col);
+                s.vOff[i] = c.values().byteOffset(b, col);
+            }
+            scoresHeads(c, s, row, t0, tn, hp, nv);
+            softmaxHeads(s, tn, hp, nv);
+            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vSeg, s.vOff);
+        }
+        finish(c, b, r, h0, hc, s.m, s.l);
+    }
+
+    /** {@code S[i][lane] = fma-chain(q, k_i) * scale (+ bias_i)}, 4 head vectors x 4 keys per register block. */
+    private static void scoresHeads(UnionCall c, Scratch s, Admission.Row row, int t0, int tn, int hp, int nv) {
+        int d = c.headDim();
+        float[] qt = s.qt;
+        float[] out = s.s;
+        FloatVector scale = FloatVector.broadcast(SP, c.scale());
+        int i = 0;
+        for (; i + 4 <= tn; i += 4) {
+            MemorySegment k0 = s.kSeg[i];
+            MemorySegment k1 = s.kSeg[i + 1];
+            MemorySegment k2 = s.kSeg[i + 2];
+            MemorySegment k3 = s.kSeg[i + 3];
+            long o0 = s.kOff[i];
+            long o1 = s.kOff[i + 1];
+            long o2 = s.kOff[i + 2];
+            long o3 = s.kOff[i + 3];
+            int v = 0;
+            for (; v + 4 <= nv; v += 4) {
+                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
+                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+                FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+                int qb = v * L;
+                for (int e = 0; e < d; e++) {
+                    int qo = e * hp + qb;
+                    FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+                    FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+                    FloatVector q2 = FloatVector.fromArray(SP, qt, qo + 2 * L);
+                    FloatVector q3 = FloatVector.fromArray(SP, qt, qo + 3 * L);
+                    long eo = 4L * e;
+                    FloatVector x0 = FloatVector.broadcast(SP, k0.get(F, o0 + eo));
+                    FloatVector x1 = FloatVector.broadcast(SP, k1.get(F, o1 + eo));
+                    FloatVector x2 = FloatVector.broadcast(SP, k2.get(F, o2 + eo));
+                    FloatVector x3 = FloatVector.broadcast(SP, k3.get(F, o3 + eo));
+                    a00 = q0.fma(x0, a00);
+                    a01 = q0.fma(x1, a01);
+                    a02 = q0.fma(x2, a02);
+                    a03 = q0.fma(x3, a03);
+                    a10 = q1.fma(x0, a10);
+                    a11 = q1.fma(x1, a11);
+                    a12 = q1.fma(x2, a12);
+                    a13 = q1.fma(x3, a13);
+                    a20 = q2.fma(x0, a20);
+                    a21 = q2.fma(x1, a21);
+                    a22 = q2.fma(x2, a22);
+                    a23 = q2.fma(x3, a23);
+                    a30 = q3.fma(x0, a30);
+                    a31 = q3.fma(x1, a31);
+                    a32 = q3.fma(x2, a32);
+                    a33 = q3.fma(x3, a33);
+                }
+                storeScore(a00, scale, row, t0 + i, out, i * hp + qb);
+                storeScore(a10, scale, row, t0 + i, out, i * hp + qb + L);
+                storeScore(a20, scale, row, t0 + i, out, i * hp + qb + 2 * L);
+                storeScore(a30, scale, row, t0 + i, out, i * hp + qb + 3 * L);
+                storeScore(a01, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
+                storeScore(a11, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + L);
+                storeScore(a21, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + 2 * L);
+                storeScore(a31, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + 3 * L);
+                storeScore(a02, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
+                storeScore(a12, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + L);
+                storeScore(a22, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + 2 * L);
+                storeScore(a32, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + 3 * L);
+                storeScore(a03, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
+                storeScore(a13, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + L);
+                storeScore(a23, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + 2 * L);
+                storeScore(a33, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + 3 * L);
+            }
+            for (; v + 2 <= nv; v += 2) {
+                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
+                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                int qb = v * L;
+                for (int e = 0; e < d; e++) {
+                    int qo = e * hp + qb;
+                    FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+                    FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+                    long eo = 4L * e;
+                    FloatVector x0 = FloatVector.broadcast(SP, k0.get(F, o0 + eo));
+                    FloatVector x1 = FloatVector.broadcast(SP, k1.get(F, o1 + eo));
+                    FloatVector x2 = FloatVector.broadcast(SP, k2.get(F, o2 + eo));
+                    FloatVector x3 = FloatVector.broadcast(SP, k3.get(F, o3 + eo));
+                    a00 = q0.fma(x0, a00);
+                    a01 = q0.fma(x1, a01);
+                    a02 = q0.fma(x2, a02);
+                    a03 = q0.fma(x3, a03);
+                    a10 = q1.fma(x0, a10);
+                    a11 = q1.fma(x1, a11);
+                    a12 = q1.fma(x2, a12);
+                    a13 = q1.fma(x3, a13);
+                }
+                storeScore(a00, scale, row, t0 + i, out, i * hp + qb);
+                storeScore(a10, scale, row, t0 + i, out, i * hp + qb + L);
+                storeScore(a01, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
+                storeScore(a11, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + L);
+                storeScore(a02, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
+                storeScore(a12, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + L);
+                storeScore(a03, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
+                storeScore(a13, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + L);
+            }
+            for (; v < nv; v++) {
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                int qb = v * L;
+                for (int e = 0; e < d; e++) {
+                    FloatVector q0 = FloatVector.fromArray(SP, qt, e * hp + qb);
+                    long eo = 4L * e;
+                    a0 = q0.fma(FloatVector.broadcast(SP, k0.get(F, o0 + eo)), a0);
+                    a1 = q0.fma(FloatVector.broadcast(SP, k1.get(F, o1 + eo)), a1);
+                    a2 = q0.fma(FloatVector.broadcast(SP, k2.get(F, o2 + eo)), a2);
+                    a3 = q0.fma(FloatVector.broadcast(SP, k3.get(F, o3 + eo)), a3);
+                }
+                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
+                storeScore(a1, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
+                storeScore(a2, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
+                storeScore(a3, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
+            }
+        }
+        for (; i < tn; i++) {
+            MemorySegment k0 = s.kSeg[i];
+            long o0 = s.kOff[i];
+            int v = 0;
+            for (; v + 4 <= nv; v += 4) {
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                int qb = v * L;
+                for (int e = 0; e < d; e++) {
+                    int qo = e * hp + qb;
+                    FloatVector x = FloatVector.broadcast(SP, k0.get(F, o0 + 4L * e));
+                    a0 = FloatVector.fromArray(SP, qt, qo).fma(x, a0);
+                    a1 = FloatVector.fromArray(SP, qt, qo + L).fma(x, a1);
+                    a2 = FloatVector.fromArray(SP, qt, qo + 2 * L).fma(x, a2);
+                    a3 = FloatVector.fromArray(SP, qt, qo + 3 * L).fma(x, a3);
+                }
+                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
+                storeScore(a1, scale, row, t0 + i, out, i * hp + qb + L);
+                storeScore(a2, scale, row, t0 + i, out, i * hp + qb + 2 * L);
+                storeScore(a3, scale, row, t0 + i, out, i * hp + qb + 3 * L);
+            }
+            for (; v < nv; v++) {
+                FloatVector a0 = FloatVector.zero(SP);
+                int qb = v * L;
+                for (int e = 0; e < d; e++) {
+                    a0 = FloatVector.fromArray(SP, qt, e * hp + qb)
+                            .fma(FloatVector.broadcast(SP, k0.get(F, o0 + 4L * e)), a0);
+                }
+                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
+            }
+        }
+    }
+
+    private static void storeScore(FloatVector acc, FloatVector scale, Admission.Row row, int ordinal, float[] out,
+            int at) {
+        FloatVector x = acc.mul(scale);
+        if (row.biased) {
+            x = x.add(row.bias[ordinal]);
+        }
+        x.intoArray(out, at);
+    }
+
+    /** Online softmax of one tile, lanes over heads; leaves {@code p} in {@code s.s} and {@code alpha} per head. */
+    private static void softmaxHeads(Scratch s, int tn, int hp, int nv) {
+        float[] sc = s.s;
+        for (int v = 0; v < nv; v++) {
+            int lane = v * L;
+            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
+            for (int i = 0; i < tn; i++) {
+                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
+            }
+            FloatVector mNew = m.max(tileMax);
+            VectorMask<Float> dead = mNew.eq(NEG_INF);
+            FloatVector alpha = exp(m.sub(mNew)).blend(0f, dead);
+            FloatVector l = FloatVector.fromArray(SP, s.l, lane).mul(alpha);
+            for (int i = 0; i < tn; i++) {
+                FloatVector p = exp(FloatVector.fromArray(SP, sc, i * hp + lane).sub(mNew)).blend(0f, dead);
+                p.intoArray(sc, i * hp + lane);
+                l = l.add(p);
+            }
+            mNew.intoArray(s.m, lane);
+            l.intoArray(s.l, lane);
+            alpha.intoArray(s.alpha, lane);
+        }
+    }
+
+    // ---- keys in lanes --------------------------------------------------------------------------------------------
+
+    /** {@code kt[e * nP + c] = K[b, column c, e]} for every union column; columns {@code [n, nP)} stay 0. */
+    private static void transposeKeys(UnionCall c, int b, float[] kt, int nP) {
+        int d = c.headDim();
+        for (int col = 0; col < c.columns(); col++) {
+            MemorySegment seg = c.keys().data(col);
+            long off = c.keys().byteOffset(b, col);
+            for (int e = 0; e < d; e++) {
+                kt[e * nP + col] = seg.get(F, off + 4L * e);
+            }
+        }
+    }
+
+    private static void keysInLanes(UnionCall c, int b, int r, int h0, int h1, float[] kt, int nP, Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int hc = h1 - h0;
+        int stride = TILE + L;
+        s.s = grow(s.s, hc * stride);
+        s.lanes(hc);
+        for (int j = 0; j < hc; j++) {
+            s.m[j] = c.sink()[h0 + j];
+            s.l[j] = 0f;
+        }
+        for (int t0 = 0; t0 < row.count; t0 += TILE) {
+            int tn = Math.min(TILE, row.count - t0);
+            for (int i = 0; i < tn; i++) {
+                int col = row.cols[t0 + i];
+                s.vSeg[i] = c.values().data(col);
+                s.vOff[i] = c.values().byteOffset(b, col);
+            }
+            int j = 0;
+            for (; j + 4 <= hc; j += 4) {
+                scoresKeys4(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride, stride);
+            }
+            for (; j < hc; j++) {
+                scoresKeys1(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride);
+            }
+            for (j = 0; j < hc; j++) {
+                softmaxKeys(s, j, j * stride, tn);
+            }
+            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, s.vSeg, s.vOff);
+        }
+        finish(c, b, r, h0, hc, s.m, s.l);
+    }
+
+    /** Length of the run of consecutive columns at ordinal {@code i}, capped at {@code max}. */
+    private static int run(Admission.Row row, int i, int max) {
+        int col = row.cols[i];
+        int n = 1;
+        while (n < max && row.cols[i + n] == col + n) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Scores of 4 heads over one tile: 4 heads x 4 key vectors per register block where 64 columns run on. */
+    private static void scoresKeys4(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+            int nP, float[] out, int at, int stride) {
+        int d = c.headDim();
+        MemorySegment q = c.q();
+        long q0 = c.qByteOffset(b, h, r);
+        long q1 = c.qByteOffset(b, h + 1, r);
+        long q2 = c.qByteOffset(b, h + 2, r);
+        long q3 = c.qByteOffset(b, h + 3, r);
+        FloatVector scale = FloatVector.broadcast(SP, c.scale());
+        int i = 0;
+        while (i < tn) {
+            int col = row.cols[t0 + i];
+            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
+                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+                FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+                for (int e = 0; e < d; e++) {
+                    int ko = e * nP + col;
+                    FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+                    FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
+                    FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
+                    FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
+                    long eo = 4L * e;
+                    FloatVector x0 = FloatVector.broadcast(SP, q.get(F, q0 + eo));
+                    FloatVector x1 = FloatVector.broadcast(SP, q.get(F, q1 + eo));
+                    FloatVector x2 = FloatVector.broadcast(SP, q.get(F, q2 + eo));
+                    FloatVector x3 = FloatVector.broadcast(SP, q.get(F, q3 + eo));
+                    a00 = x0.fma(k0, a00);
+                    a01 = x0.fma(k1, a01);
+                    a02 = x0.fma(k2, a02);
+                    a03 = x0.fma(k3, a03);
+                    a10 = x1.fma(k0, a10);
+                    a11 = x1.fma(k1, a11);
+                    a12 = x1.fma(k2, a12);
+                    a13 = x1.fma(k3, a13);
+                    a20 = x2.fma(k0, a20);
+                    a21 = x2.fma(k1, a21);
+                    a22 = x2.fma(k2, a22);
+                    a23 = x2.fma(k3, a23);
+                    a30 = x3.fma(k0, a30);
+                    a31 = x3.fma(k1, a31);
+                    a32 = x3.fma(k2, a32);
+                    a33 = x3.fma(k3, a33);
+                }
+                int o = at + i;
+                storeScores(a00, scale, row, t0 + i, out, o);
+                storeScores(a01, scale, row, t0 + i + L, out, o + L);
+                storeScores(a02, scale, row, t0 + i + 2 * L, out, o + 2 * L);
+                storeScores(a03, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                o += stride;
+                storeScores(a10, scale, row, t0 + i, out, o);
+                storeScores(a11, scale, row, t0 + i + L, out, o + L);
+                storeScores(a12, scale, row, t0 + i + 2 * L, out, o + 2 * L);
+                storeScores(a13, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                o += stride;
+                storeScores(a20, scale, row, t0 + i, out, o);
+                storeScores(a21, scale, row, t0 + i + L, out, o + L);
+                storeScores(a22, scale, row, t0 + i + 2 * L, out, o + 2 * L);
+                storeScores(a23, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                o += stride;
+                storeScores(a30, scale, row, t0 + i, out, o);
+                storeScores(a31, scale, row, t0 + i + L, out, o + L);
+                storeScores(a32, scale, row, t0 + i + 2 * L, out, o + 2 * L);
+                storeScores(a33, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                i += 4 * L;
+            } else {
+                // One vector of columns; past the end of a run its lanes are rewritten by the next chunk (or lie
+                // beyond the tile), so only the run's lanes count.
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                for (int e = 0; e < d; e++) {
+                    FloatVector k0 = FloatVector.fromArray(SP, kt, e * nP + col);
+                    long eo = 4L * e;
+                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + eo)).fma(k0, a0);
+                    a1 = FloatVector.broadcast(SP, q.get(F, q1 + eo)).fma(k0, a1);
+                    a2 = FloatVector.broadcast(SP, q.get(F, q2 + eo)).fma(k0, a2);
+                    a3 = FloatVector.broadcast(SP, q.get(F, q3 + eo)).fma(k0, a3);
+                }
+                storeScores(a0, scale, row, t0 + i, out, at + i);
+                storeScores(a1, scale, row, t0 + i, out, at + stride + i);
+                storeScores(a2, scale, row, t0 + i, out, at + 2 * stride + i);
+                storeScores(a3, scale, row, t0 + i, out, at + 3 * stride + i);
+                i += run(row, t0 + i, Math.min(L, tn - i));
+            }
+        }
+    }
+
+    private static void scoresKeys1(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+            int nP, float[] out, int at) {
+        int d = c.headDim();
+        MemorySegment q = c.q();
+        long q0 = c.qByteOffset(b, h, r);
+        FloatVector scale = FloatVector.broadcast(SP, c.scale());
+        int i = 0;
+        while (i < tn) {
+            int col = row.cols[t0 + i];
+            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                for (int e = 0; e < d; e++) {
+                    int ko = e * nP + col;
+                    FloatVector x = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e));
+                    a0 = x.fma(FloatVector.fromArray(SP, kt, ko), a0);
+                    a1 = x.fma(FloatVector.fromArray(SP, kt, ko + L), a1);
+                    a2 = x.fma(FloatVector.fromArray(SP, kt, ko + 2 * L), a2);
+                    a3 = x.fma(FloatVector.fromArray(SP, kt, ko + 3 * L), a3);
+                }
+                storeScores(a0, scale, row, t0 + i, out, at + i);
+                storeScores(a1, scale, row, t0 + i + L, out, at + i + L);
+                storeScores(a2, scale, row, t0 + i + 2 * L, out, at + i + 2 * L);
+                storeScores(a3, scale, row, t0 + i + 3 * L, out, at + i + 3 * L);
+                i += 4 * L;
+            } else {
+                FloatVector a0 = FloatVector.zero(SP);
+                for (int e = 0; e < d; e++) {
+                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e)).fma(FloatVector.fromArray(SP, kt, e * nP + col),
+                            a0);
+                }
+                storeScores(a0, scale, row, t0 + i, out, at + i);
+                i += run(row, t0 + i, Math.min(L, tn - i));
+            }
+        }
+    }
+
+    private static void storeScores(FloatVector acc, FloatVector scale, Admission.Row row, int ordinal, float[] out,
+            int at) {
+        FloatVector x = acc.mul(scale);
+        if (row.biased) {
+            x = x.add(FloatVector.fromArray(SP, row.bias, ordinal));
+        }
+        x.intoArray(out, at);
+    }
+
+    /** Online softmax of one tile of head {@code j}, lanes over keys; the sum runs in ordinal order. */
+    private static void softmaxKeys(Scratch s, int j, int at, int tn) {
+        float[] sc = s.s;
+        float tileMax = NEG_INF;
+        for (int i = 0; i < tn; i++) {
+            tileMax = Math.max(tileMax, sc[at + i]);
+        }
+        float m = s.m[j];
+        float mNew = Math.max(m, tileMax);
+        float l;
+        float alpha;
+        if (mNew == NEG_INF) {
+            alpha = 0f;
+            l = s.l[j] * alpha;
+            Arrays.fill(sc, at, at + tn, 0f);
+        } else {
+            alpha = LaneMath.exp(m - mNew);
+            l = s.l[j] * alpha;
+            FloatVector mv = FloatVector.broadcast(SP, mNew);
+            for (int i = 0; i < tn; i += L) {
+                exp(FloatVector.fromArray(SP, sc, at + i).sub(mv)).intoArray(sc, at + i);
+            }
+            for (int i = 0; i < tn; i++) {
+                l = l + sc[at + i];
+            }
+        }
+        s.m[j] = mNew;
+        s.l[j] = l;
+        s.alpha[j] = alpha;
+    }
+
+    // ---- shared: PV, the final division, exp ------------------------------------------------------------------------
+
+    /**
+     * {@code out[row h] = out[row h] * alpha_h}, then {@code += p(h, i) * v_i} for every ordinal of the tile in order,
+     * lanes over D: 4 heads x 4 vectors per register block. {@code p(h0 + j, i) = p[j * pH + i * pI]}.
+     */
+    private static void pv(UnionCall c, int b, int r, int h0, int hc, float[] p, int pH, int pI, int tn,
+            float[] alpha, MemorySegment[] vSeg, long[] vOff) {
+        int d = c.headDim();
+        float[] out = c.out();
+        int j = 0;
+        for (; j + 4 <= hc; j += 4) {
+            int o0 = c.outOffset(b, h0 + j, r);
+            int o1 = c.outOffset(b, h0 + j + 1, r);
+            int o2 = c.outOffset(b, h0 + j + 2, r);
+            int o3 = c.outOffset(b, h0 + j + 3, r);
+            float al0 = alpha[j];
+            float al1 = alpha[j + 1];
+            float al2 = alpha[j + 2];
+            float al3 = alpha[j + 3];
+            int p0 = j * pH;
+            int p1 = p0 + pH;
+            int p2 = p1 + pH;
+            int p3 = p2 + pH;
+            int e = 0;
+            for (; e + 4 * L <= d; e += 4 * L) {
+                FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+                FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+                FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+                FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+                FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+                FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
+                FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
+                FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
+                FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+                FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
+                FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
+                FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
+                FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+                FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
+                FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
+                FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
+                long eo = 4L * e;
+                for (int i = 0; i < tn; i++) {
+                    MemorySegment vs = vSeg[i];
+                    long vo = vOff[i] + eo;
+                    FloatVector v0 = FloatVector.fromMemorySegment(SP, vs, vo, NATIVE);
+                    FloatVector v1 = FloatVector.fromMemorySegment(SP, vs, vo + 4L * L, NATIVE);
+                    FloatVector v2 = FloatVector.fromMemorySegment(SP, vs, vo + 8L * L, NATIVE);
+                    FloatVector v3 = FloatVector.fromMemorySegment(SP, vs, vo + 12L * L, NATIVE);
+                    int pi = i * pI;
+                    FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
+                    FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
+                    FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
+                    FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+                    a00 = x0.fma(v0, a00);
+                    a01 = x0.fma(v1, a01);
+                    a02 = x0.fma(v2, a02);
+                    a03 = x0.fma(v3, a03);
+                    a10 = x1.fma(v0, a10);
+                    a11 = x1.fma(v1, a11);
+                    a12 = x1.fma(v2, a12);
+                    a13 = x1.fma(v3, a13);
+                    a20 = x2.fma(v0, a20);
+                    a21 = x2.fma(v1, a21);
+                    a22 = x2.fma(v2, a22);
+                    a23 = x2.fma(v3, a23);
+                    a30 = x3.fma(v0, a30);
+                    a31 = x3.fma(v1, a31);
+                    a32 = x3.fma(v2, a32);
+                    a33 = x3.fma(v3, a33);
+                }
+                a00.intoArray(out, o0 + e);
+                a01.intoArray(out, o0 + e + L);
+                a02.intoArray(out, o0 + e + 2 * L);
+                a03.intoArray(out, o0 + e + 3 * L);
+                a10.intoArray(out, o1 + e);
+                a11.intoArray(out, o1 + e + L);
+                a12.intoArray(out, o1 + e + 2 * L);
+                a13.intoArray(out, o1 + e + 3 * L);
+                a20.intoArray(out, o2 + e);
+                a21.intoArray(out, o2 + e + L);
+                a22.intoArray(out, o2 + e + 2 * L);
+                a23.intoArray(out, o2 + e + 3 * L);
+                a30.intoArray(out, o3 + e);
+                a31.intoArray(out, o3 + e + L);
+                a32.intoArray(out, o3 + e + 2 * L);
+                a33.intoArray(out, o3 + e + 3 * L);
+            }
+            for (; e + L <= d; e += L) {
+                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+                FloatVector a1 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+                FloatVector a2 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+                FloatVector a3 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+                long eo = 4L * e;
+                for (int i = 0; i < tn; i++) {
+                    FloatVector v0 = FloatVector.fromMemorySegment(SP, vSeg[i], vOff[i] + eo, NATIVE);
+                    int pi = i * pI;
+                    a0 = FloatVector.broadcast(SP, p[p0 + pi]).fma(v0, a0);
+                    a1 = FloatVector.broadcast(SP, p[p1 + pi]).fma(v0, a1);
+                    a2 = FloatVector.broadcast(SP, p[p2 + pi]).fma(v0, a2);
+                    a3 = FloatVector.broadcast(SP, p[p3 + pi]).fma(v0, a3);
+                }
+                a0.intoArray(out, o0 + e);
+                a1.intoArray(out, o1 + e);
+                a2.intoArray(out, o2 + e);
+                a3.intoArray(out, o3 + e);
+            }
+            for (; e < d; e++) {
+                pvScalar(out, o0 + e, al0, p, p0, pI, tn, vSeg, vOff, e);
+                pvScalar(out, o1 + e, al1, p, p1, pI, tn, vSeg, vOff, e);
+                pvScalar(out, o2 + e, al2, p, p2, pI, tn, vSeg, vOff, e);
+                pvScalar(out, o3 + e, al3, p, p3, pI, tn, vSeg, vOff, e);
+            }
+        }
+        for (; j < hc; j++) {
+            int o0 = c.outOffset(b, h0 + j, r);
+            float al0 = alpha[j];
+            int p0 = j * pH;
+            int e = 0;
+            for (; e + 4 * L <= d; e += 4 * L) {
+                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+                FloatVector a1 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+                FloatVector a2 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+                FloatVector a3 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+                long eo = 4L * e;
+                for (int i = 0; i < tn; i++) {
+                    MemorySegment vs = vSeg[i];
+                    long vo = vOff[i] + eo;
+                    FloatVector x = FloatVector.broadcast(SP, p[p0 + i * pI]);
+                    a0 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo, NATIVE), a0);
+                    a1 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 4L * L, NATIVE), a1);
+                    a2 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 8L * L, NATIVE), a2);
+                    a3 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 12L * L, NATIVE), a3);
+                }
+                a0.intoArray(out, o0 + e);
+                a1.intoArray(out, o0 + e + L);
+                a2.intoArray(out, o0 + e + 2 * L);
+                a3.intoArray(out, o0 + e + 3 * L);
+            }
+            for (; e + L <= d; e += L) {
+                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+                long eo = 4L * e;
+                for (int i = 0; i < tn; i++) {
+                    a0 = FloatVector.broadcast(SP, p[p0 + i * pI])
+                            .fma(FloatVector.fromMemorySegment(SP, vSeg[i], vOff[i] + eo, NATIVE), a0);
+                }
+                a0.intoArray(out, o0 + e);
+            }
+            for (; e < d; e++) {
+                pvScalar(out, o0 + e, al0, p, p0, pI, tn, vSeg, vOff, e);
+            }
+        }
+    }
+
+    private static void pvScalar(float[] out, int at, float alpha, float[] p, int p0, int pI, int tn,
+            MemorySegment[] vSeg, long[] vOff, int e) {
+        float a = out[at] * alpha;
+        for (int i = 0; i < tn; i++) {
+            a = Math.fma(p[p0 + i * pI], vSeg[i].get(F, vOff[i] + 4L * e), a);
+        }
+        out[at] = a;
+    }
+
+    /** {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf. */
+    private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l) {
+        int d = c.headDim();
+        float[] out = c.out();
+        for (int j = 0; j < hc; j++) {
+            int o = c.outOffset(b, h0 + j, r);
+            if (m[j] == NEG_INF) {
+                Arrays.fill(out, o, o + d, 0f);
+                continue;
+            }
+            float denom = l[j] + LaneMath.exp(c.sink()[h0 + j] - m[j]);
+            int e = 0;
+            for (; e + L <= d; e += L) {
+                FloatVector.fromArray(SP, out, o + e).div(denom).intoArray(out, o + e);
+            }
+            for (; e < d; e++) {
+                out[o + e] = out[o + e] / denom;
+            }
+        }
+    }
+
+    private static final FloatVector MINUS_LN2_HI = FloatVector.broadcast(SP, -LaneMath.LN2_HI);
+    private static final FloatVector MINUS_LN2_LO = FloatVector.broadcast(SP, -LaneMath.LN2_LO);
+    private static final FloatVector P0 = FloatVector.broadcast(SP, LaneMath.P0);
+    private static final FloatVector P1 = FloatVector.broadcast(SP, LaneMath.P1);
+    private static final FloatVector P2 = FloatVector.broadcast(SP, LaneMath.P2);
+    private static final FloatVector P3 = FloatVector.broadcast(SP, LaneMath.P3);
+    private static final FloatVector P4 = FloatVector.broadcast(SP, LaneMath.P4);
+    private static final FloatVector P5 = FloatVector.broadcast(SP, LaneMath.P5);
+
+    /** {@link LaneMath#exp} on every lane: the same operations in the same order. */
+    static FloatVector exp(FloatVector x) {
+        FloatVector n = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND).sub(LaneMath.ROUND);
+        FloatVector r = n.fma(MINUS_LN2_HI, x);
+        r = n.fma(MINUS_LN2_LO, r);
+        FloatVector y = P0.fma(r, P1);
+        y = y.fma(r, P2);
+        y = y.fma(r, P3);
+        y = y.fma(r, P4);
+        y = y.fma(r, P5);
+        y = y.fma(r.mul(r), r);
+        y = y.add(1f);
+        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+        y = y.mul(bits.reinterpretAsFloats());
+        return y.blend(0f, x.lt(LaneMath.EXP_LO));
+    }
+
+    /** {@link #exp} on a float array, for the engine test: {@code out[i] = exp(x[i])}, lane by lane. */
+    static void exp(float[] x, float[] out) {
+        int i = 0;
+        for (; i + L <= x.length; i += L) {
+            exp(FloatVector.fromArray(SP, x, i)).intoArray(out, i);
+        }
+        for (; i < x.length; i++) {
+            float[] one = new float[L];
+            one[0] = x[i];
+            float[] res = new float[L];
+            exp(FloatVector.fromArray(SP, one, 0)).intoArray(res, 0);
+            out[i] = res[0];
+        }
+    }
+}
