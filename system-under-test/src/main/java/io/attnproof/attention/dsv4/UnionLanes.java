@@ -27,6 +27,8 @@ import java.util.stream.IntStream;
 abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
     /** Below this many multiply-adds a call runs on the calling thread alone. */
     static final long PARALLEL_MIN_MACS = 1L << 23;
+    /** {@code -Dattnproof.cpu.threads=1} keeps every call on the calling thread (single-thread measurements). */
+    static final boolean SINGLE_THREAD = Integer.getInteger("attnproof.cpu.threads", 0) == 1;
 
     private static final UnionLanes DEFAULT = choose();
 
@@ -69,7 +71,7 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
 
     /** Runs {@code body(0 .. items-1)}, on the common fork-join pool when {@code parallel}. */
     static void forEach(int items, boolean parallel, IntConsumer body) {
-        if (!parallel || items < 2) {
+        if (!parallel || items < 2 || SINGLE_THREAD) {
             for (int i = 0; i < items; i++) {
                 body.accept(i);
             }
@@ -80,7 +82,7 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
 
     /** Threads a parallel call runs on: the common pool's workers and the caller. */
     static int threads() {
-        return ForkJoinPool.getCommonPoolParallelism() + 1;
+        return SINGLE_THREAD ? 1 : ForkJoinPool.getCommonPoolParallelism() + 1;
     }
 
     static float[] grow(float[] a, int n) {

@@ -28,6 +28,8 @@ final class VectorLanes extends UnionLanes {
     private static final VectorSpecies<Float> SP = FloatVector.SPECIES_PREFERRED;
     private static final int L = SP.length();
     private static final int TILE = LaneMath.TILE;
+    /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
+    private static final int DC = 64;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
@@ -41,10 +43,10 @@ final class VectorLanes extends UnionLanes {
         float[] m = new float[0];
         float[] l = new float[0];
         float[] alpha = new float[0];
-        final MemorySegment[] kSeg = new MemorySegment[TILE];
-        final long[] kOff = new long[TILE];
-        final MemorySegment[] vSeg = new MemorySegment[TILE];
-        final long[] vOff = new long[TILE];
+        float[] vt = new float[0];
+        float[] kt = new float[0];
+        float[] qs = new float[0];
+        final int[] vRow = new int[TILE];
 
         void lanes(int n) {
             m = grow(m, n);
@@ -73,14 +75,15 @@ final class VectorLanes extends UnionLanes {
         if (keysInLanes) {
             int nP = c.columns() + L;
             float[] kt = new float[d * nP];
+            float[] vp = new float[c.columns() * d];
             int perRow = perHead ? c.heads() : 1;
             for (int b = 0; b < c.batch(); b++) {
                 final int bb = b;
-                transposeKeys(c, b, kt, nP);
+                pack(c, b, kt, nP, vp);
                 forEach(c.tq() * perRow, parallel, g -> {
                     int r = g / perRow;
                     int h0 = perHead ? g % perRow : 0;
-                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, SCRATCH.get());
+                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, vp, SCRATCH.get());
                 });
             }
         } else {
@@ -119,194 +122,281 @@ final class VectorLanes extends UnionLanes {
         int nv = hp / L;
         s.qt = grow(s.qt, d * hp);
         s.s = grow(s.s, TILE * hp);
+        s.vt = grow(s.vt, TILE * d);
+        s.kt = grow(s.kt, TILE * d);
         s.lanes(hp);
         float[] qt = s.qt;
-        for (int j = 0; j < hp; j++) {
-            if (j < hc) {
-                long qo = c.qByteOffset(b, h0 + j, r);
-                for (int e = 0; e < d; e++) {
-                    qt[e * hp + j] = c.q().get(F, qo + 4L * e);
+        // q of the group's heads, rows side by side (zero rows up to hp), then transposed to [D][hp].
+        s.qs = grow(s.qs, hp * d);
+        for (int j = 0; j < hc; j++) {
+            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h0 + j, r), s.qs, j * d, d);
+        }
+        Arrays.fill(s.qs, hc * d, hp * d, 0f);
+        float[] qs = s.qs;
+        for (int e0 = 0; e0 < d; e0 += 16) {
+            int e1 = Math.min(d, e0 + 16);
+            for (int j = 0; j < hp; j++) {
+                for (int e = e0; e < e1; e++) {
+                    qt[e * hp + j] = qs[j * d + e];
                 }
-                s.m[j] = c.sink()[h0 + j];
-            } else {
-                for (int e = 0; e < d; e++) {
-                    qt[e * hp + j] = 0f;
-                }
-                s.m[j] = NEG_INF;
             }
+        }
+        for (int j = 0; j < hp; j++) {
+            s.m[j] = j < hc ? c.sink()[h0 + j] : NEG_INF;
             s.l[j] = 0f;
         }
         for (int t0 = 0; t0 < row.count; t0 += TILE) {
             int tn = Math.min(TILE, row.count - t0);
             for (int i = 0; i < tn; i++) {
                 int col = row.cols[t0 + i];
-                s.kSeg[i] = c.keys().data(col);
-                s.kOff[i] = c.keys().byteOffset(b, col);
-                s.vSeg[i] = c.values().data(col);
-                s.vOff[i] = c.values().byteOffset(b, col);
+                // The tile's K and V rows packed side by side (each is read by every head of the group).
+                MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * d, d);
+                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * d, d);
+                s.vRow[i] = i * d;
             }
             scoresHeads(c, s, row, t0, tn, hp, nv);
             softmaxHeads(s, tn, hp, nv);
-            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vSeg, s.vOff);
+            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
     }
 
-    /** {@code S[i][lane] = fma-chain(q, k_i) * scale (+ bias_i)}, 4 head vectors x 4 keys per register block. */
+    /**
+     * {@code S[i][lane] = fma-chain(q, k_i) * scale (+ bias_i)}: register blocks of 4 head vectors x 4 keys (2 or 1
+     * head vectors where fewer remain), over D in chunks of {@link #DC} so the chunk of transposed q stays in L1; the
+     * partial sums wait in S between chunks (stored and reloaded exactly, so the chain over D is unbroken).
+     */
     private static void scoresHeads(UnionCall c, Scratch s, Admission.Row row, int t0, int tn, int hp, int nv) {
         int d = c.headDim();
         float[] qt = s.qt;
-        float[] out = s.s;
-        FloatVector scale = FloatVector.broadcast(SP, c.scale());
-        int i = 0;
-        for (; i + 4 <= tn; i += 4) {
-            MemorySegment k0 = s.kSeg[i];
-            MemorySegment k1 = s.kSeg[i + 1];
-            MemorySegment k2 = s.kSeg[i + 2];
-            MemorySegment k3 = s.kSeg[i + 3];
-            long o0 = s.kOff[i];
-            long o1 = s.kOff[i + 1];
-            long o2 = s.kOff[i + 2];
-            long o3 = s.kOff[i + 3];
-            int v = 0;
-            for (; v + 4 <= nv; v += 4) {
-                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
-                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-                FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
-                FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
-                int qb = v * L;
-                for (int e = 0; e < d; e++) {
-                    int qo = e * hp + qb;
-                    FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
-                    FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
-                    FloatVector q2 = FloatVector.fromArray(SP, qt, qo + 2 * L);
-                    FloatVector q3 = FloatVector.fromArray(SP, qt, qo + 3 * L);
-                    long eo = 4L * e;
-                    FloatVector x0 = FloatVector.broadcast(SP, k0.get(F, o0 + eo));
-                    FloatVector x1 = FloatVector.broadcast(SP, k1.get(F, o1 + eo));
-                    FloatVector x2 = FloatVector.broadcast(SP, k2.get(F, o2 + eo));
-                    FloatVector x3 = FloatVector.broadcast(SP, k3.get(F, o3 + eo));
-                    a00 = q0.fma(x0, a00);
-                    a01 = q0.fma(x1, a01);
-                    a02 = q0.fma(x2, a02);
-                    a03 = q0.fma(x3, a03);
-                    a10 = q1.fma(x0, a10);
-                    a11 = q1.fma(x1, a11);
-                    a12 = q1.fma(x2, a12);
-                    a13 = q1.fma(x3, a13);
-                    a20 = q2.fma(x0, a20);
-                    a21 = q2.fma(x1, a21);
-                    a22 = q2.fma(x2, a22);
-                    a23 = q2.fma(x3, a23);
-                    a30 = q3.fma(x0, a30);
-                    a31 = q3.fma(x1, a31);
-                    a32 = q3.fma(x2, a32);
-                    a33 = q3.fma(x3, a33);
+        float[] sc = s.s;
+        for (int e0 = 0; e0 < d; e0 += DC) {
+            int e1 = Math.min(d, e0 + DC);
+            boolean first = e0 == 0;
+            int i = 0;
+            if (nv == 2) {
+                // Two head vectors (a group split over threads): 2 x 8 keys per register block.
+                for (; i + 8 <= tn; i += 8) {
+                    qk2x8(qt, hp, s.kt, i * d, d, e0, e1, sc, i * hp, first);
                 }
-                storeScore(a00, scale, row, t0 + i, out, i * hp + qb);
-                storeScore(a10, scale, row, t0 + i, out, i * hp + qb + L);
-                storeScore(a20, scale, row, t0 + i, out, i * hp + qb + 2 * L);
-                storeScore(a30, scale, row, t0 + i, out, i * hp + qb + 3 * L);
-                storeScore(a01, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
-                storeScore(a11, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + L);
-                storeScore(a21, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + 2 * L);
-                storeScore(a31, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + 3 * L);
-                storeScore(a02, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
-                storeScore(a12, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + L);
-                storeScore(a22, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + 2 * L);
-                storeScore(a32, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + 3 * L);
-                storeScore(a03, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
-                storeScore(a13, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + L);
-                storeScore(a23, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + 2 * L);
-                storeScore(a33, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + 3 * L);
             }
-            for (; v + 2 <= nv; v += 2) {
-                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
-                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-                int qb = v * L;
-                for (int e = 0; e < d; e++) {
-                    int qo = e * hp + qb;
-                    FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
-                    FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
-                    long eo = 4L * e;
-                    FloatVector x0 = FloatVector.broadcast(SP, k0.get(F, o0 + eo));
-                    FloatVector x1 = FloatVector.broadcast(SP, k1.get(F, o1 + eo));
-                    FloatVector x2 = FloatVector.broadcast(SP, k2.get(F, o2 + eo));
-                    FloatVector x3 = FloatVector.broadcast(SP, k3.get(F, o3 + eo));
-                    a00 = q0.fma(x0, a00);
-                    a01 = q0.fma(x1, a01);
-                    a02 = q0.fma(x2, a02);
-                    a03 = q0.fma(x3, a03);
-                    a10 = q1.fma(x0, a10);
-                    a11 = q1.fma(x1, a11);
-                    a12 = q1.fma(x2, a12);
-                    a13 = q1.fma(x3, a13);
+            for (; i + 4 <= tn; i += 4) {
+                int o0 = i * d;
+                int v = 0;
+                for (; v + 4 <= nv; v += 4) {
+                    qk4x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L, first);
                 }
-                storeScore(a00, scale, row, t0 + i, out, i * hp + qb);
-                storeScore(a10, scale, row, t0 + i, out, i * hp + qb + L);
-                storeScore(a01, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
-                storeScore(a11, scale, row, t0 + i + 1, out, (i + 1) * hp + qb + L);
-                storeScore(a02, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
-                storeScore(a12, scale, row, t0 + i + 2, out, (i + 2) * hp + qb + L);
-                storeScore(a03, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
-                storeScore(a13, scale, row, t0 + i + 3, out, (i + 3) * hp + qb + L);
+                for (; v + 2 <= nv; v += 2) {
+                    qk2x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L, first);
+                }
+                for (; v < nv; v++) {
+                    for (int k = 0; k < 4; k++) {
+                        qk1x1(qt, hp, v * L, s.kt, o0 + k * d, e0, e1, sc, (i + k) * hp + v * L, first);
+                    }
+                }
             }
-            for (; v < nv; v++) {
-                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
-                int qb = v * L;
-                for (int e = 0; e < d; e++) {
-                    FloatVector q0 = FloatVector.fromArray(SP, qt, e * hp + qb);
-                    long eo = 4L * e;
-                    a0 = q0.fma(FloatVector.broadcast(SP, k0.get(F, o0 + eo)), a0);
-                    a1 = q0.fma(FloatVector.broadcast(SP, k1.get(F, o1 + eo)), a1);
-                    a2 = q0.fma(FloatVector.broadcast(SP, k2.get(F, o2 + eo)), a2);
-                    a3 = q0.fma(FloatVector.broadcast(SP, k3.get(F, o3 + eo)), a3);
+            for (; i < tn; i++) {
+                for (int v = 0; v < nv; v++) {
+                    qk1x1(qt, hp, v * L, s.kt, i * d, e0, e1, sc, i * hp + v * L, first);
                 }
-                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
-                storeScore(a1, scale, row, t0 + i + 1, out, (i + 1) * hp + qb);
-                storeScore(a2, scale, row, t0 + i + 2, out, (i + 2) * hp + qb);
-                storeScore(a3, scale, row, t0 + i + 3, out, (i + 3) * hp + qb);
             }
         }
-        for (; i < tn; i++) {
-            MemorySegment k0 = s.kSeg[i];
-            long o0 = s.kOff[i];
-            int v = 0;
-            for (; v + 4 <= nv; v += 4) {
-                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
-                int qb = v * L;
-                for (int e = 0; e < d; e++) {
-                    int qo = e * hp + qb;
-                    FloatVector x = FloatVector.broadcast(SP, k0.get(F, o0 + 4L * e));
-                    a0 = FloatVector.fromArray(SP, qt, qo).fma(x, a0);
-                    a1 = FloatVector.fromArray(SP, qt, qo + L).fma(x, a1);
-                    a2 = FloatVector.fromArray(SP, qt, qo + 2 * L).fma(x, a2);
-                    a3 = FloatVector.fromArray(SP, qt, qo + 3 * L).fma(x, a3);
+        FloatVector scale = FloatVector.broadcast(SP, c.scale());
+        for (int i = 0; i < tn; i++) {
+            for (int v = 0; v < nv; v++) {
+                int at = i * hp + v * L;
+                FloatVector x = FloatVector.fromArray(SP, sc, at).mul(scale);
+                if (row.biased) {
+                    x = x.add(row.bias[t0 + i]);
                 }
-                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
-                storeScore(a1, scale, row, t0 + i, out, i * hp + qb + L);
-                storeScore(a2, scale, row, t0 + i, out, i * hp + qb + 2 * L);
-                storeScore(a3, scale, row, t0 + i, out, i * hp + qb + 3 * L);
-            }
-            for (; v < nv; v++) {
-                FloatVector a0 = FloatVector.zero(SP);
-                int qb = v * L;
-                for (int e = 0; e < d; e++) {
-                    a0 = FloatVector.fromArray(SP, qt, e * hp + qb)
-                            .fma(FloatVector.broadcast(SP, k0.get(F, o0 + 4L * e)), a0);
-                }
-                storeScore(a0, scale, row, t0 + i, out, i * hp + qb);
+                x.intoArray(sc, at);
             }
         }
     }
 
-    private static void storeScore(FloatVector acc, FloatVector scale, Admission.Row row, int ordinal, float[] out,
-            int at) {
-        FloatVector x = acc.mul(scale);
-        if (row.biased) {
-            x = x.add(row.bias[ordinal]);
+    private static FloatVector start(float[] sc, int at, boolean first) {
+        return first ? FloatVector.zero(SP) : FloatVector.fromArray(SP, sc, at);
+    }
+
+    private static void qk4x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
+            int at, boolean first) {
+        int o1 = o0 + d;
+        int o2 = o1 + d;
+        int o3 = o2 + d;
+        FloatVector a00 = start(sc, at, first);
+        FloatVector a10 = start(sc, at + L, first);
+        FloatVector a20 = start(sc, at + 2 * L, first);
+        FloatVector a30 = start(sc, at + 3 * L, first);
+        FloatVector a01 = start(sc, at + hp, first);
+        FloatVector a11 = start(sc, at + hp + L, first);
+        FloatVector a21 = start(sc, at + hp + 2 * L, first);
+        FloatVector a31 = start(sc, at + hp + 3 * L, first);
+        FloatVector a02 = start(sc, at + 2 * hp, first);
+        FloatVector a12 = start(sc, at + 2 * hp + L, first);
+        FloatVector a22 = start(sc, at + 2 * hp + 2 * L, first);
+        FloatVector a32 = start(sc, at + 2 * hp + 3 * L, first);
+        FloatVector a03 = start(sc, at + 3 * hp, first);
+        FloatVector a13 = start(sc, at + 3 * hp + L, first);
+        FloatVector a23 = start(sc, at + 3 * hp + 2 * L, first);
+        FloatVector a33 = start(sc, at + 3 * hp + 3 * L, first);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp + qb;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            FloatVector q2 = FloatVector.fromArray(SP, qt, qo + 2 * L);
+            FloatVector q3 = FloatVector.fromArray(SP, qt, qo + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, kt[o0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, kt[o1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, kt[o2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, kt[o3 + e]);
+            a00 = q0.fma(x0, a00);
+            a01 = q0.fma(x1, a01);
+            a02 = q0.fma(x2, a02);
+            a03 = q0.fma(x3, a03);
+            a10 = q1.fma(x0, a10);
+            a11 = q1.fma(x1, a11);
+            a12 = q1.fma(x2, a12);
+            a13 = q1.fma(x3, a13);
+            a20 = q2.fma(x0, a20);
+            a21 = q2.fma(x1, a21);
+            a22 = q2.fma(x2, a22);
+            a23 = q2.fma(x3, a23);
+            a30 = q3.fma(x0, a30);
+            a31 = q3.fma(x1, a31);
+            a32 = q3.fma(x2, a32);
+            a33 = q3.fma(x3, a33);
         }
-        x.intoArray(out, at);
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a20.intoArray(sc, at + 2 * L);
+        a30.intoArray(sc, at + 3 * L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a21.intoArray(sc, at + hp + 2 * L);
+        a31.intoArray(sc, at + hp + 3 * L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a22.intoArray(sc, at + 2 * hp + 2 * L);
+        a32.intoArray(sc, at + 2 * hp + 3 * L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+        a23.intoArray(sc, at + 3 * hp + 2 * L);
+        a33.intoArray(sc, at + 3 * hp + 3 * L);
+    }
+
+    private static void qk2x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
+            int at, boolean first) {
+        int o1 = o0 + d;
+        int o2 = o1 + d;
+        int o3 = o2 + d;
+        FloatVector a00 = start(sc, at, first);
+        FloatVector a10 = start(sc, at + L, first);
+        FloatVector a01 = start(sc, at + hp, first);
+        FloatVector a11 = start(sc, at + hp + L, first);
+        FloatVector a02 = start(sc, at + 2 * hp, first);
+        FloatVector a12 = start(sc, at + 2 * hp + L, first);
+        FloatVector a03 = start(sc, at + 3 * hp, first);
+        FloatVector a13 = start(sc, at + 3 * hp + L, first);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp + qb;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            FloatVector x0 = FloatVector.broadcast(SP, kt[o0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, kt[o1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, kt[o2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, kt[o3 + e]);
+            a00 = q0.fma(x0, a00);
+            a01 = q0.fma(x1, a01);
+            a02 = q0.fma(x2, a02);
+            a03 = q0.fma(x3, a03);
+            a10 = q1.fma(x0, a10);
+            a11 = q1.fma(x1, a11);
+            a12 = q1.fma(x2, a12);
+            a13 = q1.fma(x3, a13);
+        }
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+    }
+
+    private static void qk2x8(float[] qt, int hp, float[] kt, int o0, int d, int e0, int e1, float[] sc, int at,
+            boolean first) {
+        FloatVector a00 = start(sc, at, first);
+        FloatVector a10 = start(sc, at + L, first);
+        FloatVector a01 = start(sc, at + hp, first);
+        FloatVector a11 = start(sc, at + hp + L, first);
+        FloatVector a02 = start(sc, at + 2 * hp, first);
+        FloatVector a12 = start(sc, at + 2 * hp + L, first);
+        FloatVector a03 = start(sc, at + 3 * hp, first);
+        FloatVector a13 = start(sc, at + 3 * hp + L, first);
+        FloatVector a04 = start(sc, at + 4 * hp, first);
+        FloatVector a14 = start(sc, at + 4 * hp + L, first);
+        FloatVector a05 = start(sc, at + 5 * hp, first);
+        FloatVector a15 = start(sc, at + 5 * hp + L, first);
+        FloatVector a06 = start(sc, at + 6 * hp, first);
+        FloatVector a16 = start(sc, at + 6 * hp + L, first);
+        FloatVector a07 = start(sc, at + 7 * hp, first);
+        FloatVector a17 = start(sc, at + 7 * hp + L, first);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            int ko = o0 + e;
+            FloatVector x = FloatVector.broadcast(SP, kt[ko]);
+            a00 = q0.fma(x, a00);
+            a10 = q1.fma(x, a10);
+            x = FloatVector.broadcast(SP, kt[ko + d]);
+            a01 = q0.fma(x, a01);
+            a11 = q1.fma(x, a11);
+            x = FloatVector.broadcast(SP, kt[ko + 2 * d]);
+            a02 = q0.fma(x, a02);
+            a12 = q1.fma(x, a12);
+            x = FloatVector.broadcast(SP, kt[ko + 3 * d]);
+            a03 = q0.fma(x, a03);
+            a13 = q1.fma(x, a13);
+            x = FloatVector.broadcast(SP, kt[ko + 4 * d]);
+            a04 = q0.fma(x, a04);
+            a14 = q1.fma(x, a14);
+            x = FloatVector.broadcast(SP, kt[ko + 5 * d]);
+            a05 = q0.fma(x, a05);
+            a15 = q1.fma(x, a15);
+            x = FloatVector.broadcast(SP, kt[ko + 6 * d]);
+            a06 = q0.fma(x, a06);
+            a16 = q1.fma(x, a16);
+            x = FloatVector.broadcast(SP, kt[ko + 7 * d]);
+            a07 = q0.fma(x, a07);
+            a17 = q1.fma(x, a17);
+        }
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+        a04.intoArray(sc, at + 4 * hp);
+        a14.intoArray(sc, at + 4 * hp + L);
+        a05.intoArray(sc, at + 5 * hp);
+        a15.intoArray(sc, at + 5 * hp + L);
+        a06.intoArray(sc, at + 6 * hp);
+        a16.intoArray(sc, at + 6 * hp + L);
+        a07.intoArray(sc, at + 7 * hp);
+        a17.intoArray(sc, at + 7 * hp + L);
+    }
+
+    private static void qk1x1(float[] qt, int hp, int qb, float[] kt, int o0, int e0, int e1, float[] sc, int at,
+            boolean first) {
+        FloatVector a = start(sc, at, first);
+        for (int e = e0; e < e1; e++) {
+            a = FloatVector.fromArray(SP, qt, e * hp + qb).fma(FloatVector.broadcast(SP, kt[o0 + e]), a);
+        }
+        a.intoArray(sc, at);
     }
 
     /** Online softmax of one tile, lanes over heads; leaves {@code p} in {@code s.s} and {@code alpha} per head. */
@@ -336,8 +426,12 @@ final class VectorLanes extends UnionLanes {
 
     // ---- keys in lanes --------------------------------------------------------------------------------------------
 
-    /** {@code kt[e * nP + c] = K[b, column c, e]} for every union column; columns {@code [n, nP)} stay 0. */
-    private static void transposeKeys(UnionCall c, int b, float[] kt, int nP) {
+    /**
+     * Packs batch entry {@code b} once per call (GEMM-style packing, read by every query row of the entry):
+     * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * D + e] = V[b,
+     * column c, e]}.
+     */
+    private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp) {
         int d = c.headDim();
         for (int col = 0; col < c.columns(); col++) {
             MemorySegment seg = c.keys().data(col);
@@ -345,10 +439,12 @@ final class VectorLanes extends UnionLanes {
             for (int e = 0; e < d; e++) {
                 kt[e * nP + col] = seg.get(F, off + 4L * e);
             }
+            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * d, d);
         }
     }
 
-    private static void keysInLanes(UnionCall c, int b, int r, int h0, int h1, float[] kt, int nP, Scratch s) {
+    private static void keysInLanes(UnionCall c, int b, int r, int h0, int h1, float[] kt, int nP, float[] vp,
+            Scratch s) {
         Admission.Row row = s.row;
         c.admission().fill(b, h0, r, row);
         int hc = h1 - h0;
@@ -362,9 +458,7 @@ final class VectorLanes extends UnionLanes {
         for (int t0 = 0; t0 < row.count; t0 += TILE) {
             int tn = Math.min(TILE, row.count - t0);
             for (int i = 0; i < tn; i++) {
-                int col = row.cols[t0 + i];
-                s.vSeg[i] = c.values().data(col);
-                s.vOff[i] = c.values().byteOffset(b, col);
+                s.vRow[i] = row.cols[t0 + i] * c.headDim();
             }
             int j = 0;
             for (; j + 4 <= hc; j += 4) {
@@ -376,7 +470,7 @@ final class VectorLanes extends UnionLanes {
             for (j = 0; j < hc; j++) {
                 softmaxKeys(s, j, j * stride, tn);
             }
-            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, s.vSeg, s.vOff);
+            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
     }
@@ -559,164 +653,140 @@ final class VectorLanes extends UnionLanes {
 
     /**
      * {@code out[row h] = out[row h] * alpha_h}, then {@code += p(h, i) * v_i} for every ordinal of the tile in order,
-     * lanes over D: 4 heads x 4 vectors per register block. {@code p(h0 + j, i) = p[j * pH + i * pI]}.
+     * lanes over D, {@code p(h0 + j, i) = p[j * pH + i * pI]}, {@code v_i[e] = vt[vRow[i] + e]}. Register blocks of
+     * 4 heads x 4 vectors; the D blocks are the outer loop, so a block's slice of the tile's V rows stays in L1 while
+     * every head block passes over it.
      */
     private static void pv(UnionCall c, int b, int r, int h0, int hc, float[] p, int pH, int pI, int tn,
-            float[] alpha, MemorySegment[] vSeg, long[] vOff) {
+            float[] alpha, float[] vt, int[] vRow) {
         int d = c.headDim();
         float[] out = c.out();
-        int j = 0;
-        for (; j + 4 <= hc; j += 4) {
-            int o0 = c.outOffset(b, h0 + j, r);
-            int o1 = c.outOffset(b, h0 + j + 1, r);
-            int o2 = c.outOffset(b, h0 + j + 2, r);
-            int o3 = c.outOffset(b, h0 + j + 3, r);
-            float al0 = alpha[j];
-            float al1 = alpha[j + 1];
-            float al2 = alpha[j + 2];
-            float al3 = alpha[j + 3];
-            int p0 = j * pH;
-            int p1 = p0 + pH;
-            int p2 = p1 + pH;
-            int p3 = p2 + pH;
-            int e = 0;
-            for (; e + 4 * L <= d; e += 4 * L) {
-                FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
-                FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
-                FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
-                FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
-                FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
-                FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
-                FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
-                FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
-                FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
-                FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
-                FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
-                FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
-                FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
-                FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
-                FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
-                FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
-                long eo = 4L * e;
-                for (int i = 0; i < tn; i++) {
-                    MemorySegment vs = vSeg[i];
-                    long vo = vOff[i] + eo;
-                    FloatVector v0 = FloatVector.fromMemorySegment(SP, vs, vo, NATIVE);
-                    FloatVector v1 = FloatVector.fromMemorySegment(SP, vs, vo + 4L * L, NATIVE);
-                    FloatVector v2 = FloatVector.fromMemorySegment(SP, vs, vo + 8L * L, NATIVE);
-                    FloatVector v3 = FloatVector.fromMemorySegment(SP, vs, vo + 12L * L, NATIVE);
-                    int pi = i * pI;
-                    FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
-                    FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
-                    FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
-                    FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
-                    a00 = x0.fma(v0, a00);
-                    a01 = x0.fma(v1, a01);
-                    a02 = x0.fma(v2, a02);
-                    a03 = x0.fma(v3, a03);
-                    a10 = x1.fma(v0, a10);
-                    a11 = x1.fma(v1, a11);
-                    a12 = x1.fma(v2, a12);
-                    a13 = x1.fma(v3, a13);
-                    a20 = x2.fma(v0, a20);
-                    a21 = x2.fma(v1, a21);
-                    a22 = x2.fma(v2, a22);
-                    a23 = x2.fma(v3, a23);
-                    a30 = x3.fma(v0, a30);
-                    a31 = x3.fma(v1, a31);
-                    a32 = x3.fma(v2, a32);
-                    a33 = x3.fma(v3, a33);
-                }
-                a00.intoArray(out, o0 + e);
-                a01.intoArray(out, o0 + e + L);
-                a02.intoArray(out, o0 + e + 2 * L);
-                a03.intoArray(out, o0 + e + 3 * L);
-                a10.intoArray(out, o1 + e);
-                a11.intoArray(out, o1 + e + L);
-                a12.intoArray(out, o1 + e + 2 * L);
-                a13.intoArray(out, o1 + e + 3 * L);
-                a20.intoArray(out, o2 + e);
-                a21.intoArray(out, o2 + e + L);
-                a22.intoArray(out, o2 + e + 2 * L);
-                a23.intoArray(out, o2 + e + 3 * L);
-                a30.intoArray(out, o3 + e);
-                a31.intoArray(out, o3 + e + L);
-                a32.intoArray(out, o3 + e + 2 * L);
-                a33.intoArray(out, o3 + e + 3 * L);
+        int e = 0;
+        for (; e + 4 * L <= d; e += 4 * L) {
+            int j = 0;
+            for (; j + 4 <= hc; j += 4) {
+                pv4x4(out, c.outOffset(b, h0 + j, r), c.outOffset(b, h0 + j + 1, r), c.outOffset(b, h0 + j + 2, r),
+                        c.outOffset(b, h0 + j + 3, r), e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
             }
-            for (; e + L <= d; e += L) {
-                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
-                FloatVector a1 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
-                FloatVector a2 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
-                FloatVector a3 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
-                long eo = 4L * e;
-                for (int i = 0; i < tn; i++) {
-                    FloatVector v0 = FloatVector.fromMemorySegment(SP, vSeg[i], vOff[i] + eo, NATIVE);
-                    int pi = i * pI;
-                    a0 = FloatVector.broadcast(SP, p[p0 + pi]).fma(v0, a0);
-                    a1 = FloatVector.broadcast(SP, p[p1 + pi]).fma(v0, a1);
-                    a2 = FloatVector.broadcast(SP, p[p2 + pi]).fma(v0, a2);
-                    a3 = FloatVector.broadcast(SP, p[p3 + pi]).fma(v0, a3);
-                }
-                a0.intoArray(out, o0 + e);
-                a1.intoArray(out, o1 + e);
-                a2.intoArray(out, o2 + e);
-                a3.intoArray(out, o3 + e);
-            }
-            for (; e < d; e++) {
-                pvScalar(out, o0 + e, al0, p, p0, pI, tn, vSeg, vOff, e);
-                pvScalar(out, o1 + e, al1, p, p1, pI, tn, vSeg, vOff, e);
-                pvScalar(out, o2 + e, al2, p, p2, pI, tn, vSeg, vOff, e);
-                pvScalar(out, o3 + e, al3, p, p3, pI, tn, vSeg, vOff, e);
+            for (; j < hc; j++) {
+                pv1x4(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
             }
         }
-        for (; j < hc; j++) {
-            int o0 = c.outOffset(b, h0 + j, r);
-            float al0 = alpha[j];
-            int p0 = j * pH;
-            int e = 0;
-            for (; e + 4 * L <= d; e += 4 * L) {
-                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
-                FloatVector a1 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
-                FloatVector a2 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
-                FloatVector a3 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
-                long eo = 4L * e;
-                for (int i = 0; i < tn; i++) {
-                    MemorySegment vs = vSeg[i];
-                    long vo = vOff[i] + eo;
-                    FloatVector x = FloatVector.broadcast(SP, p[p0 + i * pI]);
-                    a0 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo, NATIVE), a0);
-                    a1 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 4L * L, NATIVE), a1);
-                    a2 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 8L * L, NATIVE), a2);
-                    a3 = x.fma(FloatVector.fromMemorySegment(SP, vs, vo + 12L * L, NATIVE), a3);
-                }
-                a0.intoArray(out, o0 + e);
-                a1.intoArray(out, o0 + e + L);
-                a2.intoArray(out, o0 + e + 2 * L);
-                a3.intoArray(out, o0 + e + 3 * L);
+        for (; e + L <= d; e += L) {
+            for (int j = 0; j < hc; j++) {
+                pv1x1(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
             }
-            for (; e + L <= d; e += L) {
-                FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
-                long eo = 4L * e;
+        }
+        for (; e < d; e++) {
+            for (int j = 0; j < hc; j++) {
+                int at = c.outOffset(b, h0 + j, r) + e;
+                float a = out[at] * alpha[j];
                 for (int i = 0; i < tn; i++) {
-                    a0 = FloatVector.broadcast(SP, p[p0 + i * pI])
-                            .fma(FloatVector.fromMemorySegment(SP, vSeg[i], vOff[i] + eo, NATIVE), a0);
+                    a = Math.fma(p[j * pH + i * pI], vt[vRow[i] + e], a);
                 }
-                a0.intoArray(out, o0 + e);
-            }
-            for (; e < d; e++) {
-                pvScalar(out, o0 + e, al0, p, p0, pI, tn, vSeg, vOff, e);
+                out[at] = a;
             }
         }
     }
 
-    private static void pvScalar(float[] out, int at, float alpha, float[] p, int p0, int pI, int tn,
-            MemorySegment[] vSeg, long[] vOff, int e) {
-        float a = out[at] * alpha;
+    private static void pv4x4(float[] out, int o0, int o1, int o2, int o3, int e, float[] alpha, int j, float[] p,
+            int p0, int pH, int pI, int tn, float[] vt, int[] vRow) {
+        float al0 = alpha[j];
+        float al1 = alpha[j + 1];
+        float al2 = alpha[j + 2];
+        float al3 = alpha[j + 3];
+        int p1 = p0 + pH;
+        int p2 = p1 + pH;
+        int p3 = p2 + pH;
+        FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+        FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
+        FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
+        FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
+        FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+        FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
+        FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
+        FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
+        FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+        FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
+        FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
+        FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
         for (int i = 0; i < tn; i++) {
-            a = Math.fma(p[p0 + i * pI], vSeg[i].get(F, vOff[i] + 4L * e), a);
+            int vo = vRow[i] + e;
+            FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
+            FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
+            FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
+            int pi = i * pI;
+            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
+            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
+            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
+            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+            a00 = x0.fma(v0, a00);
+            a01 = x0.fma(v1, a01);
+            a02 = x0.fma(v2, a02);
+            a03 = x0.fma(v3, a03);
+            a10 = x1.fma(v0, a10);
+            a11 = x1.fma(v1, a11);
+            a12 = x1.fma(v2, a12);
+            a13 = x1.fma(v3, a13);
+            a20 = x2.fma(v0, a20);
+            a21 = x2.fma(v1, a21);
+            a22 = x2.fma(v2, a22);
+            a23 = x2.fma(v3, a23);
+            a30 = x3.fma(v0, a30);
+            a31 = x3.fma(v1, a31);
+            a32 = x3.fma(v2, a32);
+            a33 = x3.fma(v3, a33);
         }
-        out[at] = a;
+        a00.intoArray(out, o0 + e);
+        a01.intoArray(out, o0 + e + L);
+        a02.intoArray(out, o0 + e + 2 * L);
+        a03.intoArray(out, o0 + e + 3 * L);
+        a10.intoArray(out, o1 + e);
+        a11.intoArray(out, o1 + e + L);
+        a12.intoArray(out, o1 + e + 2 * L);
+        a13.intoArray(out, o1 + e + 3 * L);
+        a20.intoArray(out, o2 + e);
+        a21.intoArray(out, o2 + e + L);
+        a22.intoArray(out, o2 + e + 2 * L);
+        a23.intoArray(out, o2 + e + 3 * L);
+        a30.intoArray(out, o3 + e);
+        a31.intoArray(out, o3 + e + L);
+        a32.intoArray(out, o3 + e + 2 * L);
+        a33.intoArray(out, o3 + e + 3 * L);
+    }
+
+    private static void pv1x4(float[] out, int o0, int e, float al0, float[] p, int p0, int pI, int tn, float[] vt,
+            int[] vRow) {
+        FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a1 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a2 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a3 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        for (int i = 0; i < tn; i++) {
+            int vo = vRow[i] + e;
+            FloatVector x = FloatVector.broadcast(SP, p[p0 + i * pI]);
+            a0 = x.fma(FloatVector.fromArray(SP, vt, vo), a0);
+            a1 = x.fma(FloatVector.fromArray(SP, vt, vo + L), a1);
+            a2 = x.fma(FloatVector.fromArray(SP, vt, vo + 2 * L), a2);
+            a3 = x.fma(FloatVector.fromArray(SP, vt, vo + 3 * L), a3);
+        }
+        a0.intoArray(out, o0 + e);
+        a1.intoArray(out, o0 + e + L);
+        a2.intoArray(out, o0 + e + 2 * L);
+        a3.intoArray(out, o0 + e + 3 * L);
+    }
+
+    private static void pv1x1(float[] out, int o0, int e, float al0, float[] p, int p0, int pI, int tn, float[] vt,
+            int[] vRow) {
+        FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        for (int i = 0; i < tn; i++) {
+            a0 = FloatVector.broadcast(SP, p[p0 + i * pI]).fma(FloatVector.fromArray(SP, vt, vRow[i] + e), a0);
+        }
+        a0.intoArray(out, o0 + e);
     }
 
     /** {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf. */
