@@ -12,13 +12,11 @@ final class ScalarLanes extends UnionLanes {
     static final ScalarLanes INSTANCE = new ScalarLanes();
 
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
 
     private static final class Scratch {
         final Admission.Row row = new Admission.Row();
         float[] p = new float[LaneMath.TILE];
-        MemorySegment[] kSeg = new MemorySegment[LaneMath.TILE];
-        long[] kOff = new long[LaneMath.TILE];
         MemorySegment[] vSeg = new MemorySegment[LaneMath.TILE];
         long[] vOff = new long[LaneMath.TILE];
     }
@@ -33,11 +31,11 @@ final class ScalarLanes extends UnionLanes {
         boolean perHead = c.admission().perHead();
         int perRow = perHead ? c.heads() : 1;
         int groups = c.batch() * c.tq() * perRow;
-        forEach(groups, c.macs() >= PARALLEL_MIN_MACS, g -> {
+        forEach(groups, c.macs() >= PARALLEL_MIN_MACS, SCRATCH, (scratch, g) -> {
             int b = g / (c.tq() * perRow);
             int r = g / perRow % c.tq();
             int h0 = perHead ? g % perRow : 0;
-            group(c, b, r, h0, perHead ? h0 + 1 : c.heads(), SCRATCH.get());
+            group(c, b, r, h0, perHead ? h0 + 1 : c.heads(), scratch);
         });
     }
 

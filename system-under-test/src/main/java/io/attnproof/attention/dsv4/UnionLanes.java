@@ -1,7 +1,9 @@
 package io.attnproof.attention.dsv4;
 
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ForkJoinPool;
-import java.util.function.IntConsumer;
+import java.util.function.ObjIntConsumer;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -69,14 +71,49 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
         return v == null ? scalar() : v;
     }
 
-    /** Runs {@code body(0 .. items-1)}, on the common fork-join pool when {@code parallel}. */
-    static void forEach(int items, boolean parallel, IntConsumer body) {
+    /**
+     * Scratch buffers lent to whichever thread runs a work item and taken back after it. (A thread-local would not
+     * do: common-pool workers drop their thread locals after every task, so the buffers would be reallocated on
+     * every call.) It holds at most as many as ever ran at once.
+     */
+    static final class Pool<S> {
+        private final ConcurrentLinkedDeque<S> free = new ConcurrentLinkedDeque<>();
+        private final Supplier<S> make;
+
+        Pool(Supplier<S> make) {
+            this.make = make;
+        }
+
+        S take() {
+            S s = free.pollFirst();
+            return s == null ? make.get() : s;
+        }
+
+        void give(S s) {
+            free.offerFirst(s);
+        }
+    }
+
+    /** Runs {@code body(scratch, 0 .. items-1)}, on the common fork-join pool when {@code parallel}. */
+    static <S> void forEach(int items, boolean parallel, Pool<S> pool, ObjIntConsumer<S> body) {
         if (!parallel || items < 2 || SINGLE_THREAD) {
-            for (int i = 0; i < items; i++) {
-                body.accept(i);
+            S s = pool.take();
+            try {
+                for (int i = 0; i < items; i++) {
+                    body.accept(s, i);
+                }
+            } finally {
+                pool.give(s);
             }
         } else {
-            IntStream.range(0, items).parallel().forEach(body);
+            IntStream.range(0, items).parallel().forEach(i -> {
+                S s = pool.take();
+                try {
+                    body.accept(s, i);
+                } finally {
+                    pool.give(s);
+                }
+            });
         }
     }
 

@@ -33,7 +33,7 @@ final class VectorLanes extends UnionLanes {
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
 
     /** One worker's buffers, grown on demand and reused across calls. */
     private static final class Scratch {
@@ -43,6 +43,7 @@ final class VectorLanes extends UnionLanes {
         float[] m = new float[0];
         float[] l = new float[0];
         float[] alpha = new float[0];
+        final float[] mNew = new float[L];
         float[] vt = new float[0];
         float[] kt = new float[0];
         float[] qs = new float[0];
@@ -80,18 +81,18 @@ final class VectorLanes extends UnionLanes {
             for (int b = 0; b < c.batch(); b++) {
                 final int bb = b;
                 pack(c, b, kt, nP, vp);
-                forEach(c.tq() * perRow, parallel, g -> {
+                forEach(c.tq() * perRow, parallel, SCRATCH, (scratch, g) -> {
                     int r = g / perRow;
                     int h0 = perHead ? g % perRow : 0;
-                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, vp, SCRATCH.get());
+                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, vp, scratch);
                 });
             }
         } else {
             if (perHead) {
-                forEach(c.batch() * c.tq() * c.heads(), parallel, g -> {
+                forEach(c.batch() * c.tq() * c.heads(), parallel, SCRATCH, (scratch, g) -> {
                     int h = g % c.heads();
                     int group = g / c.heads();
-                    headsInLanes(c, group / c.tq(), group % c.tq(), h, h + 1, SCRATCH.get());
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h, h + 1, scratch);
                 });
                 return;
             }
@@ -100,12 +101,12 @@ final class VectorLanes extends UnionLanes {
             // Few groups and several threads: split the heads (whole vectors) so every thread has work.
             int chunks = parallel ? Math.max(1, Math.min(vectors, (threads() + groups - 1) / groups)) : 1;
             int perChunk = (vectors + chunks - 1) / chunks * L;
-            forEach(groups * chunks, parallel, g -> {
+            forEach(groups * chunks, parallel, SCRATCH, (scratch, g) -> {
                 int group = g / chunks;
                 int h0 = g % chunks * perChunk;
                 int h1 = Math.min(c.heads(), h0 + perChunk);
                 if (h0 < h1) {
-                    headsInLanes(c, group / c.tq(), group % c.tq(), h0, h1, SCRATCH.get());
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h0, h1, scratch);
                 }
             });
         }
@@ -170,34 +171,34 @@ final class VectorLanes extends UnionLanes {
         int d = c.headDim();
         float[] qt = s.qt;
         float[] sc = s.s;
+        Arrays.fill(sc, 0, tn * hp, 0f); // every chain starts at 0
         for (int e0 = 0; e0 < d; e0 += DC) {
             int e1 = Math.min(d, e0 + DC);
-            boolean first = e0 == 0;
             int i = 0;
             if (nv == 2) {
                 // Two head vectors (a group split over threads): 2 x 8 keys per register block.
                 for (; i + 8 <= tn; i += 8) {
-                    qk2x8(qt, hp, s.kt, i * d, d, e0, e1, sc, i * hp, first);
+                    qk2x8(qt, hp, s.kt, i * d, d, e0, e1, sc, i * hp);
                 }
             }
             for (; i + 4 <= tn; i += 4) {
                 int o0 = i * d;
                 int v = 0;
                 for (; v + 4 <= nv; v += 4) {
-                    qk4x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L, first);
+                    qk4x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
                 }
                 for (; v + 2 <= nv; v += 2) {
-                    qk2x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L, first);
+                    qk2x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
                 }
                 for (; v < nv; v++) {
                     for (int k = 0; k < 4; k++) {
-                        qk1x1(qt, hp, v * L, s.kt, o0 + k * d, e0, e1, sc, (i + k) * hp + v * L, first);
+                        qk1x1(qt, hp, v * L, s.kt, o0 + k * d, e0, e1, sc, (i + k) * hp + v * L);
                     }
                 }
             }
             for (; i < tn; i++) {
                 for (int v = 0; v < nv; v++) {
-                    qk1x1(qt, hp, v * L, s.kt, i * d, e0, e1, sc, i * hp + v * L, first);
+                    qk1x1(qt, hp, v * L, s.kt, i * d, e0, e1, sc, i * hp + v * L);
                 }
             }
         }
@@ -214,31 +215,27 @@ final class VectorLanes extends UnionLanes {
         }
     }
 
-    private static FloatVector start(float[] sc, int at, boolean first) {
-        return first ? FloatVector.zero(SP) : FloatVector.fromArray(SP, sc, at);
-    }
-
     private static void qk4x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
-            int at, boolean first) {
+            int at) {
         int o1 = o0 + d;
         int o2 = o1 + d;
         int o3 = o2 + d;
-        FloatVector a00 = start(sc, at, first);
-        FloatVector a10 = start(sc, at + L, first);
-        FloatVector a20 = start(sc, at + 2 * L, first);
-        FloatVector a30 = start(sc, at + 3 * L, first);
-        FloatVector a01 = start(sc, at + hp, first);
-        FloatVector a11 = start(sc, at + hp + L, first);
-        FloatVector a21 = start(sc, at + hp + 2 * L, first);
-        FloatVector a31 = start(sc, at + hp + 3 * L, first);
-        FloatVector a02 = start(sc, at + 2 * hp, first);
-        FloatVector a12 = start(sc, at + 2 * hp + L, first);
-        FloatVector a22 = start(sc, at + 2 * hp + 2 * L, first);
-        FloatVector a32 = start(sc, at + 2 * hp + 3 * L, first);
-        FloatVector a03 = start(sc, at + 3 * hp, first);
-        FloatVector a13 = start(sc, at + 3 * hp + L, first);
-        FloatVector a23 = start(sc, at + 3 * hp + 2 * L, first);
-        FloatVector a33 = start(sc, at + 3 * hp + 3 * L, first);
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a20 = FloatVector.fromArray(SP, sc, at + 2 * L);
+        FloatVector a30 = FloatVector.fromArray(SP, sc, at + 3 * L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a21 = FloatVector.fromArray(SP, sc, at + hp + 2 * L);
+        FloatVector a31 = FloatVector.fromArray(SP, sc, at + hp + 3 * L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a22 = FloatVector.fromArray(SP, sc, at + 2 * hp + 2 * L);
+        FloatVector a32 = FloatVector.fromArray(SP, sc, at + 2 * hp + 3 * L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
+        FloatVector a23 = FloatVector.fromArray(SP, sc, at + 3 * hp + 2 * L);
+        FloatVector a33 = FloatVector.fromArray(SP, sc, at + 3 * hp + 3 * L);
         for (int e = e0; e < e1; e++) {
             int qo = e * hp + qb;
             FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
@@ -285,18 +282,18 @@ final class VectorLanes extends UnionLanes {
     }
 
     private static void qk2x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
-            int at, boolean first) {
+            int at) {
         int o1 = o0 + d;
         int o2 = o1 + d;
         int o3 = o2 + d;
-        FloatVector a00 = start(sc, at, first);
-        FloatVector a10 = start(sc, at + L, first);
-        FloatVector a01 = start(sc, at + hp, first);
-        FloatVector a11 = start(sc, at + hp + L, first);
-        FloatVector a02 = start(sc, at + 2 * hp, first);
-        FloatVector a12 = start(sc, at + 2 * hp + L, first);
-        FloatVector a03 = start(sc, at + 3 * hp, first);
-        FloatVector a13 = start(sc, at + 3 * hp + L, first);
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
         for (int e = e0; e < e1; e++) {
             int qo = e * hp + qb;
             FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
@@ -324,24 +321,23 @@ final class VectorLanes extends UnionLanes {
         a13.intoArray(sc, at + 3 * hp + L);
     }
 
-    private static void qk2x8(float[] qt, int hp, float[] kt, int o0, int d, int e0, int e1, float[] sc, int at,
-            boolean first) {
-        FloatVector a00 = start(sc, at, first);
-        FloatVector a10 = start(sc, at + L, first);
-        FloatVector a01 = start(sc, at + hp, first);
-        FloatVector a11 = start(sc, at + hp + L, first);
-        FloatVector a02 = start(sc, at + 2 * hp, first);
-        FloatVector a12 = start(sc, at + 2 * hp + L, first);
-        FloatVector a03 = start(sc, at + 3 * hp, first);
-        FloatVector a13 = start(sc, at + 3 * hp + L, first);
-        FloatVector a04 = start(sc, at + 4 * hp, first);
-        FloatVector a14 = start(sc, at + 4 * hp + L, first);
-        FloatVector a05 = start(sc, at + 5 * hp, first);
-        FloatVector a15 = start(sc, at + 5 * hp + L, first);
-        FloatVector a06 = start(sc, at + 6 * hp, first);
-        FloatVector a16 = start(sc, at + 6 * hp + L, first);
-        FloatVector a07 = start(sc, at + 7 * hp, first);
-        FloatVector a17 = start(sc, at + 7 * hp + L, first);
+    private static void qk2x8(float[] qt, int hp, float[] kt, int o0, int d, int e0, int e1, float[] sc, int at) {
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
+        FloatVector a04 = FloatVector.fromArray(SP, sc, at + 4 * hp);
+        FloatVector a14 = FloatVector.fromArray(SP, sc, at + 4 * hp + L);
+        FloatVector a05 = FloatVector.fromArray(SP, sc, at + 5 * hp);
+        FloatVector a15 = FloatVector.fromArray(SP, sc, at + 5 * hp + L);
+        FloatVector a06 = FloatVector.fromArray(SP, sc, at + 6 * hp);
+        FloatVector a16 = FloatVector.fromArray(SP, sc, at + 6 * hp + L);
+        FloatVector a07 = FloatVector.fromArray(SP, sc, at + 7 * hp);
+        FloatVector a17 = FloatVector.fromArray(SP, sc, at + 7 * hp + L);
         for (int e = e0; e < e1; e++) {
             int qo = e * hp;
             FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
@@ -390,16 +386,19 @@ final class VectorLanes extends UnionLanes {
         a17.intoArray(sc, at + 7 * hp + L);
     }
 
-    private static void qk1x1(float[] qt, int hp, int qb, float[] kt, int o0, int e0, int e1, float[] sc, int at,
-            boolean first) {
-        FloatVector a = start(sc, at, first);
+    private static void qk1x1(float[] qt, int hp, int qb, float[] kt, int o0, int e0, int e1, float[] sc, int at) {
+        FloatVector a = FloatVector.fromArray(SP, sc, at);
         for (int e = e0; e < e1; e++) {
             a = FloatVector.fromArray(SP, qt, e * hp + qb).fma(FloatVector.broadcast(SP, kt[o0 + e]), a);
         }
         a.intoArray(sc, at);
     }
 
-    /** Online softmax of one tile, lanes over heads; leaves {@code p} in {@code s.s} and {@code alpha} per head. */
+    /**
+     * Online softmax of one tile, lanes over heads: leaves {@code p} in {@code s.s}, the new running max and sum in
+     * {@code s.m}, {@code s.l}, and {@code alpha} per head. The exponentials of the tile run in {@link #expHeads},
+     * whose vectors never cross a call (a vector passed to or returned from a method C2 does not inline is boxed).
+     */
     private static void softmaxHeads(Scratch s, int tn, int hp, int nv) {
         float[] sc = s.s;
         for (int v = 0; v < nv; v++) {
@@ -409,18 +408,69 @@ final class VectorLanes extends UnionLanes {
             for (int i = 0; i < tn; i++) {
                 tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
             }
-            FloatVector mNew = m.max(tileMax);
-            VectorMask<Float> dead = mNew.eq(NEG_INF);
-            FloatVector alpha = exp(m.sub(mNew)).blend(0f, dead);
-            FloatVector l = FloatVector.fromArray(SP, s.l, lane).mul(alpha);
-            for (int i = 0; i < tn; i++) {
-                FloatVector p = exp(FloatVector.fromArray(SP, sc, i * hp + lane).sub(mNew)).blend(0f, dead);
-                p.intoArray(sc, i * hp + lane);
-                l = l.add(p);
+            m.max(tileMax).intoArray(s.mNew, 0);
+            for (int j = 0; j < L; j++) {
+                float mNew = s.mNew[j];
+                float alpha = mNew == NEG_INF ? 0f : LaneMath.exp(s.m[lane + j] - mNew);
+                s.alpha[lane + j] = alpha;
+                s.l[lane + j] = s.l[lane + j] * alpha;
+                s.m[lane + j] = mNew;
             }
-            mNew.intoArray(s.m, lane);
-            l.intoArray(s.l, lane);
-            alpha.intoArray(s.alpha, lane);
+            expHeads(sc, lane, hp, tn, s.m, s.l);
+        }
+    }
+
+    /**
+     * For the head vector at {@code lane}: {@code sc[i * hp + lane..] = exp(sc[..] - m)} (0 where {@code m} is -inf)
+     * for every ordinal of the tile, and {@code l += p} in ordinal order.
+     */
+    static void expHeads(float[] sc, int lane, int hp, int tn, float[] m, float[] l) {
+        FloatVector mNew = FloatVector.fromArray(SP, m, lane);
+        VectorMask<Float> dead = mNew.eq(NEG_INF);
+        FloatVector sum = FloatVector.fromArray(SP, l, lane);
+        for (int i = 0; i < tn; i++) {
+            int at = i * hp + lane;
+            FloatVector x = FloatVector.fromArray(SP, sc, at).sub(mNew);
+            // LaneMath.exp, lane for lane (kept in this loop on purpose: see softmaxHeads).
+            FloatVector t = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND);
+            FloatVector n = t.sub(LaneMath.ROUND);
+            FloatVector r = n.fma(MINUS_LN2_HI, x);
+            r = n.fma(MINUS_LN2_LO, r);
+            FloatVector y = P0.fma(r, P1);
+            y = y.fma(r, P2);
+            y = y.fma(r, P3);
+            y = y.fma(r, P4);
+            y = y.fma(r, P5);
+            y = y.fma(r.mul(r), r);
+            y = y.add(1f);
+            // 2^n: t holds rint(x log2 e) in its low mantissa bits (t = ROUND + n), so its bits minus ROUND's are n.
+            IntVector e = t.reinterpretAsInts().sub(ROUND_BITS).add(127).lanewise(VectorOperators.LSHL, 23);
+            FloatVector p = y.mul(e.reinterpretAsFloats()).blend(0f, x.lt(LaneMath.EXP_LO).or(dead));
+            p.intoArray(sc, at);
+            sum = sum.add(p);
+        }
+        sum.intoArray(l, lane);
+    }
+
+    /** {@code sc[at + i] = exp(sc[at + i] - m)} for {@code i < tn} rounded up to whole vectors; {@code m} finite. */
+    static void expRow(float[] sc, int at, int tn, float m) {
+        FloatVector mv = FloatVector.broadcast(SP, m);
+        for (int i = 0; i < tn; i += L) {
+            FloatVector x = FloatVector.fromArray(SP, sc, at + i).sub(mv);
+            // LaneMath.exp, lane for lane (the same code as expHeads).
+            FloatVector t = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND);
+            FloatVector n = t.sub(LaneMath.ROUND);
+            FloatVector r = n.fma(MINUS_LN2_HI, x);
+            r = n.fma(MINUS_LN2_LO, r);
+            FloatVector y = P0.fma(r, P1);
+            y = y.fma(r, P2);
+            y = y.fma(r, P3);
+            y = y.fma(r, P4);
+            y = y.fma(r, P5);
+            y = y.fma(r.mul(r), r);
+            y = y.add(1f);
+            IntVector e = t.reinterpretAsInts().sub(ROUND_BITS).add(127).lanewise(VectorOperators.LSHL, 23);
+            y.mul(e.reinterpretAsFloats()).blend(0f, x.lt(LaneMath.EXP_LO)).intoArray(sc, at + i);
         }
     }
 
@@ -467,6 +517,7 @@ final class VectorLanes extends UnionLanes {
             for (; j < hc; j++) {
                 scoresKeys1(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride);
             }
+            scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
             for (j = 0; j < hc; j++) {
                 softmaxKeys(s, j, j * stride, tn);
             }
@@ -494,7 +545,6 @@ final class VectorLanes extends UnionLanes {
         long q1 = c.qByteOffset(b, h + 1, r);
         long q2 = c.qByteOffset(b, h + 2, r);
         long q3 = c.qByteOffset(b, h + 3, r);
-        FloatVector scale = FloatVector.broadcast(SP, c.scale());
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
@@ -532,25 +582,25 @@ final class VectorLanes extends UnionLanes {
                     a33 = x3.fma(k3, a33);
                 }
                 int o = at + i;
-                storeScores(a00, scale, row, t0 + i, out, o);
-                storeScores(a01, scale, row, t0 + i + L, out, o + L);
-                storeScores(a02, scale, row, t0 + i + 2 * L, out, o + 2 * L);
-                storeScores(a03, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                a00.intoArray(out, o);
+                a01.intoArray(out, o + L);
+                a02.intoArray(out, o + 2 * L);
+                a03.intoArray(out, o + 3 * L);
                 o += stride;
-                storeScores(a10, scale, row, t0 + i, out, o);
-                storeScores(a11, scale, row, t0 + i + L, out, o + L);
-                storeScores(a12, scale, row, t0 + i + 2 * L, out, o + 2 * L);
-                storeScores(a13, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                a10.intoArray(out, o);
+                a11.intoArray(out, o + L);
+                a12.intoArray(out, o + 2 * L);
+                a13.intoArray(out, o + 3 * L);
                 o += stride;
-                storeScores(a20, scale, row, t0 + i, out, o);
-                storeScores(a21, scale, row, t0 + i + L, out, o + L);
-                storeScores(a22, scale, row, t0 + i + 2 * L, out, o + 2 * L);
-                storeScores(a23, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                a20.intoArray(out, o);
+                a21.intoArray(out, o + L);
+                a22.intoArray(out, o + 2 * L);
+                a23.intoArray(out, o + 3 * L);
                 o += stride;
-                storeScores(a30, scale, row, t0 + i, out, o);
-                storeScores(a31, scale, row, t0 + i + L, out, o + L);
-                storeScores(a32, scale, row, t0 + i + 2 * L, out, o + 2 * L);
-                storeScores(a33, scale, row, t0 + i + 3 * L, out, o + 3 * L);
+                a30.intoArray(out, o);
+                a31.intoArray(out, o + L);
+                a32.intoArray(out, o + 2 * L);
+                a33.intoArray(out, o + 3 * L);
                 i += 4 * L;
             } else {
                 // One vector of columns; past the end of a run its lanes are rewritten by the next chunk (or lie
@@ -564,10 +614,10 @@ final class VectorLanes extends UnionLanes {
                     a2 = FloatVector.broadcast(SP, q.get(F, q2 + eo)).fma(k0, a2);
                     a3 = FloatVector.broadcast(SP, q.get(F, q3 + eo)).fma(k0, a3);
                 }
-                storeScores(a0, scale, row, t0 + i, out, at + i);
-                storeScores(a1, scale, row, t0 + i, out, at + stride + i);
-                storeScores(a2, scale, row, t0 + i, out, at + 2 * stride + i);
-                storeScores(a3, scale, row, t0 + i, out, at + 3 * stride + i);
+                a0.intoArray(out, at + i);
+                a1.intoArray(out, at + stride + i);
+                a2.intoArray(out, at + 2 * stride + i);
+                a3.intoArray(out, at + 3 * stride + i);
                 i += run(row, t0 + i, Math.min(L, tn - i));
             }
         }
@@ -578,7 +628,6 @@ final class VectorLanes extends UnionLanes {
         int d = c.headDim();
         MemorySegment q = c.q();
         long q0 = c.qByteOffset(b, h, r);
-        FloatVector scale = FloatVector.broadcast(SP, c.scale());
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
@@ -592,10 +641,10 @@ final class VectorLanes extends UnionLanes {
                     a2 = x.fma(FloatVector.fromArray(SP, kt, ko + 2 * L), a2);
                     a3 = x.fma(FloatVector.fromArray(SP, kt, ko + 3 * L), a3);
                 }
-                storeScores(a0, scale, row, t0 + i, out, at + i);
-                storeScores(a1, scale, row, t0 + i + L, out, at + i + L);
-                storeScores(a2, scale, row, t0 + i + 2 * L, out, at + i + 2 * L);
-                storeScores(a3, scale, row, t0 + i + 3 * L, out, at + i + 3 * L);
+                a0.intoArray(out, at + i);
+                a1.intoArray(out, at + i + L);
+                a2.intoArray(out, at + i + 2 * L);
+                a3.intoArray(out, at + i + 3 * L);
                 i += 4 * L;
             } else {
                 FloatVector a0 = FloatVector.zero(SP);
@@ -603,19 +652,25 @@ final class VectorLanes extends UnionLanes {
                     a0 = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e)).fma(FloatVector.fromArray(SP, kt, e * nP + col),
                             a0);
                 }
-                storeScores(a0, scale, row, t0 + i, out, at + i);
+                a0.intoArray(out, at + i);
                 i += run(row, t0 + i, Math.min(L, tn - i));
             }
         }
     }
 
-    private static void storeScores(FloatVector acc, FloatVector scale, Admission.Row row, int ordinal, float[] out,
-            int at) {
-        FloatVector x = acc.mul(scale);
-        if (row.biased) {
-            x = x.add(FloatVector.fromArray(SP, row.bias, ordinal));
+    /** {@code S[j][i] = S[j][i] * scale (+ bias_i)} for every head row of a keys-in-lanes tile. */
+    private static void scaleKeys(float[] sc, int hc, int stride, int tn, float scale, Admission.Row row, int t0) {
+        FloatVector sv = FloatVector.broadcast(SP, scale);
+        for (int j = 0; j < hc; j++) {
+            int at = j * stride;
+            for (int i = 0; i < tn; i += L) {
+                FloatVector x = FloatVector.fromArray(SP, sc, at + i).mul(sv);
+                if (row.biased) {
+                    x = x.add(FloatVector.fromArray(SP, row.bias, t0 + i));
+                }
+                x.intoArray(sc, at + i);
+            }
         }
-        x.intoArray(out, at);
     }
 
     /** Online softmax of one tile of head {@code j}, lanes over keys; the sum runs in ordinal order. */
@@ -636,10 +691,7 @@ final class VectorLanes extends UnionLanes {
         } else {
             alpha = LaneMath.exp(m - mNew);
             l = s.l[j] * alpha;
-            FloatVector mv = FloatVector.broadcast(SP, mNew);
-            for (int i = 0; i < tn; i += L) {
-                exp(FloatVector.fromArray(SP, sc, at + i).sub(mv)).intoArray(sc, at + i);
-            }
+            expRow(sc, at, tn, mNew);
             for (int i = 0; i < tn; i++) {
                 l = l + sc[at + i];
             }
@@ -818,36 +870,25 @@ final class VectorLanes extends UnionLanes {
     private static final FloatVector P3 = FloatVector.broadcast(SP, LaneMath.P3);
     private static final FloatVector P4 = FloatVector.broadcast(SP, LaneMath.P4);
     private static final FloatVector P5 = FloatVector.broadcast(SP, LaneMath.P5);
+    private static final int ROUND_BITS = Float.floatToRawIntBits(LaneMath.ROUND);
 
-    /** {@link LaneMath#exp} on every lane: the same operations in the same order. */
-    static FloatVector exp(FloatVector x) {
-        FloatVector n = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND).sub(LaneMath.ROUND);
-        FloatVector r = n.fma(MINUS_LN2_HI, x);
-        r = n.fma(MINUS_LN2_LO, r);
-        FloatVector y = P0.fma(r, P1);
-        y = y.fma(r, P2);
-        y = y.fma(r, P3);
-        y = y.fma(r, P4);
-        y = y.fma(r, P5);
-        y = y.fma(r.mul(r), r);
-        y = y.add(1f);
-        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
-        y = y.mul(bits.reinterpretAsFloats());
-        return y.blend(0f, x.lt(LaneMath.EXP_LO));
-    }
-
-    /** {@link #exp} on a float array, for the engine test: {@code out[i] = exp(x[i])}, lane by lane. */
+    /** {@link LaneMath#exp} of every element as the kernel computes it (for the engine test). */
     static void exp(float[] x, float[] out) {
-        int i = 0;
-        for (; i + L <= x.length; i += L) {
-            exp(FloatVector.fromArray(SP, x, i)).intoArray(out, i);
+        float[] row = Arrays.copyOf(x, x.length + L);
+        expRow(row, 0, x.length, 0f);
+        System.arraycopy(row, 0, out, 0, x.length);
+        // And through the heads-in-lanes loop: one lane group, running max 0, every element one ordinal.
+        int n = (x.length + L - 1) / L * L;
+        float[] heads = Arrays.copyOf(x, n);
+        float[] m = new float[n];
+        float[] l = new float[n];
+        for (int at = 0; at < n; at += L) {
+            expHeads(heads, at, 0, 1, m, l);
         }
-        for (; i < x.length; i++) {
-            float[] one = new float[L];
-            one[0] = x[i];
-            float[] res = new float[L];
-            exp(FloatVector.fromArray(SP, one, 0)).intoArray(res, 0);
-            out[i] = res[0];
+        for (int i = 0; i < x.length; i++) {
+            if (Float.floatToIntBits(heads[i]) != Float.floatToIntBits(out[i])) {
+                out[i] = Float.NaN; // the two loops disagree: the test reports it
+            }
         }
     }
 }
