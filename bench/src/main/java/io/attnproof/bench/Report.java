@@ -34,6 +34,7 @@ public final class Report {
     private final EvidenceSink sink;
     private final Map<String, Map<String, Object>> jmh = new LinkedHashMap<>();
     private Map<String, Object> numpy;
+    private Map<String, Object> numpyOne;
     private String numpySkip;
 
     Report(EvidenceSink sink) {
@@ -77,6 +78,8 @@ public final class Report {
         Path npSkip = out.resolve("numpy-skipped.txt");
         if (Files.isRegularFile(np)) {
             numpy = Json.parseObject(Files.readString(np));
+            Path one = out.resolve("numpy-1thread.json");
+            numpyOne = Files.isRegularFile(one) ? Json.parseObject(Files.readString(one)) : null;
         } else {
             numpySkip = Files.isRegularFile(npSkip) ? Files.readString(npSkip).strip() : "no bench/target/numpy.json";
         }
@@ -105,13 +108,19 @@ public final class Report {
         return v == null ? Double.NaN : Json.toDouble(((Map<String, Object>) v).get("score"));
     }
 
-    @SuppressWarnings("unchecked")
+    /** NumPy's seconds per call of {@code shape}: the faster of its default-threads and one-thread runs. */
     double numpySeconds(String shape) {
-        if (numpy == null) {
+        double all = numpySeconds(numpy, shape);
+        double one = numpySeconds(numpyOne, shape);
+        return Double.isNaN(one) ? all : Double.isNaN(all) ? one : Math.min(all, one);
+    }
+
+    @SuppressWarnings("unchecked")
+    static double numpySeconds(Map<String, Object> run, String shape) {
+        if (run == null) {
             return Double.NaN;
         }
-        Map<String, Object> shapes = (Map<String, Object>) numpy.get("shapes");
-        Map<String, Object> s = (Map<String, Object>) shapes.get(shape);
+        Map<String, Object> s = (Map<String, Object>) ((Map<String, Object>) run.get("shapes")).get(shape);
         return s == null ? Double.NaN : Json.toDouble(s.get("seconds"));
     }
 
@@ -140,13 +149,14 @@ public final class Report {
         record("fma_peak_gflops_1_thread", peakOne, "informational");
         record("fma_peak_gflops_machine", peakMachine, "informational");
         if (numpy != null) {
-            row("NumPy " + numpy.get("numpy") + " (" + numpy.get("blas") + ", threads " + numpy.get("threads")
-                    + "): the same math in float32, dense masked scores (numpy/bench/numpy_union.py).");
+            row("NumPy " + numpy.get("numpy") + " (" + numpy.get("blas") + "): the same math in float32, dense masked"
+                    + " scores (bench/numpy_union.py), timed with the BLAS's threads " + numpy.get("threads")
+                    + (numpyOne == null ? "" : " and with 1 thread; the faster of the two per shape") + ".");
         } else {
             row("NumPy: skipped (" + numpySkip + ").");
         }
         row("");
-        row("| shape | Java fast path ms | GFLOP/s | of FMA peak | naive Java ms | x naive | NumPy ms | NumPy / Java | alloc B/op |");
+        row("| shape | Java fast path ms | GFLOP/s | of FMA peak | naive Java ms | x naive | NumPy ms (default / 1 thread) | NumPy / Java | alloc B/op |");
         row("|---|---|---|---|---|---|---|---|---|");
         for (int batch : new int[] {1, 32, 128}) {
             for (int tc : new int[] {32, 512}) {
@@ -265,7 +275,8 @@ public final class Report {
         double alloc = secondary(fastName, "gc.alloc.rate.norm");
         row("| " + label + " | " + ms(fast) + " | " + fmt(gflops) + " | " + pct(fraction) + " | "
                 + (naive == null ? "-" : ms(naive)) + " | " + (naive == null ? "-" : fmt(naive[0] / fast[0])) + " | "
-                + (Double.isNaN(np) ? "skipped" : fmt(np)) + " | " + (Double.isNaN(np) ? "-" : fmt(np / fast[0]))
+                + (Double.isNaN(np) ? "skipped" : fmt(1e3 * numpySeconds(numpy, id)) + " / "
+                        + fmt(1e3 * numpySeconds(numpyOne, id))) + " | " + (Double.isNaN(np) ? "-" : fmt(np / fast[0]))
                 + " | " + bytes(alloc) + " |");
         record("ms:" + id, fast[0], "informational");
         record("gflops:" + id, gflops, "informational");
@@ -297,9 +308,9 @@ public final class Report {
                 "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
         UnionMaskMemo memo = UnionMaskMemo.current();
         memo.clear();
-        s.step(bh, null, true); // warm: the step before
+        s.step(bh, false, true); // the step before, at the previous position
         long before = memo.builds();
-        s.step(bh, null, true);
+        s.step(bh, false, true);
         int on = (int) (memo.builds() - before);
         int off = 0;
         for (int layer = 0; layer < Shapes.STEP_LAYERS; layer++) {
@@ -311,7 +322,7 @@ public final class Report {
             off += (int) memo.builds();
         }
         long ragged = RaggedUnionMask.builds();
-        s.step(bh, s.rowQ0, true);
+        s.step(bh, true, true);
         return new int[] {on, off, (int) (RaggedUnionMask.builds() - ragged)};
     }
 

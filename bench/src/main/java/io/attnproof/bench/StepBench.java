@@ -24,8 +24,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * One 43-layer decode step of the V4 stack's attention: {@code dsv4_attention} per layer with the V4 ratio schedule,
  * called the way {@code V4Model.forward} calls it ({@code Dsv4Config.of(ratio, W, rawPrefix).withRowQ0(rowQ0)}, K
  * passed as V), at context 2048 ({@link Shapes}); the projections, compressor and cache of the model are not part of
- * it. Three variants side by side: the memo as shipped; without the memo (emptied before every layer, so every layer
- * builds its mask); and the per-sequence flag on (each row's own past length passed, all equal: a uniform batch).
+ * it. Consecutive steps alternate between two positions (context 2048 and 2049, one more raw key passed as absent),
+ * so that, as in a real decode, every step's masks are new to the memo. Three variants side by side: the memo as
+ * shipped; without the memo (emptied before every layer, so every layer builds its mask); and the per-sequence flag
+ * on (each row's own past length passed, all equal: a uniform batch).
  * 1 fork, 2 warmup + 5 measured iterations of 4 s.
  */
 @State(Scope.Benchmark)
@@ -44,8 +46,9 @@ public class StepBench {
     Tensor hca;
     Tensor[] sinks;
     CompressRatio[] ratios;
-    long[] rowQ0;
+    long[][] rowQ0 = new long[2][];
     int rawPrefix;
+    int step;
 
     @Setup
     public void setup() {
@@ -62,16 +65,20 @@ public class StepBench {
                     Shapes.RAW_KEYS + Shapes.stepBlocks(ratios[layer]));
         }
         rawPrefix = Shapes.STEP_CONTEXT - Shapes.RAW_KEYS;
-        rowQ0 = new long[batch];
-        Arrays.fill(rowQ0, Shapes.STEP_CONTEXT - 1L); // every row at the batch's position: a uniform batch
+        for (int parity = 0; parity < 2; parity++) {
+            rowQ0[parity] = new long[batch];
+            Arrays.fill(rowQ0[parity], Shapes.STEP_CONTEXT - 1L + parity); // every row at the batch's position
+        }
     }
 
-    /** The step as {@code V4Model.forward} runs it: {@code rowQ0} null (flag off) or per row. */
-    public void step(Blackhole bh, long[] perRow, boolean memo) {
+    /** The step as {@code V4Model.forward} runs it, at the next position: per-row offsets passed or not (null). */
+    public void step(Blackhole bh, boolean perSequenceFlag, boolean memo) {
+        int parity = step++ & 1;
+        long[] perRow = perSequenceFlag ? rowQ0[parity] : null;
         for (int layer = 0; layer < ratios.length; layer++) {
             CompressRatio ratio = ratios[layer];
             Tensor blocks = ratio == CompressRatio.CSA ? csa : ratio == CompressRatio.HCA ? hca : null;
-            Dsv4Config cfg = Dsv4Config.of(ratio, Shapes.WINDOW, rawPrefix).withRowQ0(perRow);
+            Dsv4Config cfg = Dsv4Config.of(ratio, Shapes.WINDOW, rawPrefix + parity).withRowQ0(perRow);
             if (!memo) {
                 UnionMaskMemo.current().clear();
             }
@@ -81,16 +88,16 @@ public class StepBench {
 
     @Benchmark
     public void memoOn(Blackhole bh) {
-        step(bh, null, true);
+        step(bh, false, true);
     }
 
     @Benchmark
     public void memoOff(Blackhole bh) {
-        step(bh, null, false);
+        step(bh, false, false);
     }
 
     @Benchmark
     public void flagOn(Blackhole bh) {
-        step(bh, rowQ0, true);
+        step(bh, true, true);
     }
 }
