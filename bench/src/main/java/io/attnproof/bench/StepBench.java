@@ -28,14 +28,15 @@ import org.openjdk.jmh.infra.Blackhole;
  * so that, as in a real decode, every step's masks are new to the memo. Three variants side by side: the memo as
  * shipped; without the memo (emptied before every layer, so every layer builds its mask); and the per-sequence flag
  * on (each row's own past length passed, all equal: a uniform batch).
- * 1 fork, 2 warmup + 5 measured iterations of 4 s.
+ * 1 fork, 2 warmup + 10 measured iterations of 3 s (the flag's cost is a ratio near 1: more iterations, a tighter
+ * interval).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms4g", "-Xmx4g"})
-@Warmup(iterations = 2, time = 4)
-@Measurement(iterations = 5, time = 4)
+@Warmup(iterations = 2, time = 3)
+@Measurement(iterations = 10, time = 3)
 public class StepBench {
     @Param({"1", "128"})
     public int batch;

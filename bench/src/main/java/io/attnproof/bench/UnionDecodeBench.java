@@ -19,13 +19,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * dsv4_attention decode on the CPU fast path at V4 shapes ({@link Shapes}): t_q = 1, B in {1, 32, 128}, t_c in
- * {32, 512}. 1 fork, 4 warmup + 5 measured iterations of 1 s (about 12 s a shape).
+ * {32, 512}. 1 fork, 6 warmup + 5 measured iterations of 1 s (about 12 s a shape; the warmup lets C2 finish, else the
+ * first measured iterations still box vectors and allocate).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms3g", "-Xmx3g"})
-@Warmup(iterations = 4, time = 1)
+@Warmup(iterations = 6, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class UnionDecodeBench {
     @Param({"1", "32", "128"})

@@ -17,8 +17,9 @@ final class ScalarLanes extends UnionLanes {
     private static final class Scratch {
         final Admission.Row row = new Admission.Row();
         float[] p = new float[LaneMath.TILE];
-        MemorySegment[] vSeg = new MemorySegment[LaneMath.TILE];
-        long[] vOff = new long[LaneMath.TILE];
+        float[] q = new float[0];
+        float[] k = new float[0];
+        float[] v = new float[0];
     }
 
     @Override
@@ -44,8 +45,11 @@ final class ScalarLanes extends UnionLanes {
         c.admission().fill(b, h0, r, row);
         int d = c.headDim();
         float[] out = c.out();
+        s.q = UnionLanes.grow(s.q, d);
+        s.k = UnionLanes.grow(s.k, LaneMath.TILE * d);
+        s.v = UnionLanes.grow(s.v, LaneMath.TILE * d);
         for (int h = h0; h < h1; h++) {
-            long qo = c.qByteOffset(b, h, r);
+            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h, r), s.q, 0, d);
             int o = c.outOffset(b, h, r);
             float sink = c.sink()[h];
             float m = sink;
@@ -55,11 +59,11 @@ final class ScalarLanes extends UnionLanes {
                 float tileMax = Float.NEGATIVE_INFINITY;
                 for (int i = 0; i < tn; i++) {
                     int col = row.cols[t0 + i];
-                    MemorySegment ks = c.keys().data(col);
-                    long ko = c.keys().byteOffset(b, col);
+                    MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.k, i * d, d);
+                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.v, i * d, d);
                     float acc = 0f;
                     for (int e = 0; e < d; e++) {
-                        acc = Math.fma(c.q().get(F, qo + 4L * e), ks.get(F, ko + 4L * e), acc);
+                        acc = Math.fma(s.q[e], s.k[i * d + e], acc);
                     }
                     float score = acc * c.scale();
                     if (row.biased) {
@@ -67,8 +71,6 @@ final class ScalarLanes extends UnionLanes {
                     }
                     s.p[i] = score;
                     tileMax = Math.max(tileMax, score);
-                    s.vSeg[i] = c.values().data(col);
-                    s.vOff[i] = c.values().byteOffset(b, col);
                 }
                 float mNew = Math.max(m, tileMax);
                 boolean dead = mNew == Float.NEGATIVE_INFINITY;
@@ -82,7 +84,7 @@ final class ScalarLanes extends UnionLanes {
                 for (int e = 0; e < d; e++) {
                     float a = out[o + e] * alpha;
                     for (int i = 0; i < tn; i++) {
-                        a = Math.fma(s.p[i], s.vSeg[i].get(F, s.vOff[i] + 4L * e), a);
+                        a = Math.fma(s.p[i], s.v[i * d + e], a);
                     }
                     out[o + e] = a;
                 }

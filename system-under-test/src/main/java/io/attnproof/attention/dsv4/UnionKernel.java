@@ -59,8 +59,9 @@ final class UnionKernel {
             return out;
         }
         float scale = (float) (1.0 / Math.sqrt(d));
-        UnionLanes.engine().run(new UnionCall(q.view(), batch, heads, tq, d, scale, keys, values, admitted,
-                Arrays.copyOf(sinkLanes, heads), out));
+        UnionCall call = new UnionCall(q.view(), batch, heads, tq, d, scale, keys, values, admitted,
+                Arrays.copyOf(sinkLanes, heads), out);
+        UnionLanes.forCall(call).run(call);
         return out;
     }
 }

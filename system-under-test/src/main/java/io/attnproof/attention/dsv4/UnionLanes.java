@@ -33,6 +33,8 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
     static final boolean SINGLE_THREAD = Integer.getInteger("attnproof.cpu.threads", 0) == 1;
 
     private static final UnionLanes DEFAULT = choose();
+    /** {@code -Dattnproof.cpu.lanes=vector}: the vector engine for every call, however small (where present). */
+    private static final boolean ALWAYS = "vector".equals(System.getProperty("attnproof.cpu.lanes"));
 
     /** Runs {@code call}, writing its output. */
     abstract void run(UnionCall call);
@@ -40,9 +42,22 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
     /** What this engine is, for reports. */
     abstract String describe();
 
+    /** Below this many multiply-adds a call takes the scalar engine: the same bits, and no vector warm-up to pay. */
+    static final long VECTOR_MIN_MACS = 1L << 20;
+
     /** The engine {@code dsv4_attention} uses: the Vector API one where {@code jdk.incubator.vector} is present. */
     static UnionLanes engine() {
         return DEFAULT;
+    }
+
+    /**
+     * The engine for {@code call}: {@link #engine()}, except that small calls run on the scalar engine. Vector API
+     * code is only fast once C2 has compiled it (before that every vector operation allocates); a process that
+     * makes few or tiny calls (a test run, each mutant's fresh class loader) would pay for that warm-up and gain
+     * nothing. The engines agree bit for bit, so the choice never shows in a result.
+     */
+    static UnionLanes forCall(UnionCall call) {
+        return call.macs() < VECTOR_MIN_MACS && !ALWAYS ? ScalarLanes.INSTANCE : DEFAULT;
     }
 
     /** The scalar engine: the same arithmetic without the Vector API. */

@@ -2,7 +2,6 @@ package io.attnproof.attention.dsv4;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -30,7 +29,6 @@ final class VectorLanes extends UnionLanes {
     private static final int TILE = LaneMath.TILE;
     /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
     private static final int DC = 64;
-    private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
     private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);

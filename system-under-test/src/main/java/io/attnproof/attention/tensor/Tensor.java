@@ -254,10 +254,15 @@ public final class Tensor {
     }
 
     private int offset(int[] index) {
-        Require.that(index.length == shape.length, "index", index, "have rank " + shape.length);
+        // The messages are built only on failure: this runs on every element access.
+        if (index.length != shape.length) {
+            Require.that(false, "index", index, "have rank " + shape.length);
+        }
         int off = 0;
         for (int i = 0; i < shape.length; i++) {
-            Require.that(index[i] >= 0 && index[i] < shape[i], "index", index, "lie inside shape " + Arrays.toString(shape));
+            if (index[i] < 0 || index[i] >= shape[i]) {
+                Require.that(false, "index", index, "lie inside shape " + Arrays.toString(shape));
+            }
             off = off * shape[i] + index[i];
         }
         return off;
