@@ -74,8 +74,9 @@ public final class MutantCompiler {
             for (Map.Entry<String, String> e : new TreeMap<>(sources).entrySet()) {
                 units.add(new Source(e.getKey(), e.getValue()));
             }
-            List<String> options = List.of("--release", "25", "-proc:none", "-g", "-implicit:none", "-nowarn",
-                    "-Xlint:none", "-encoding", "UTF-8");
+            // The system under test's CPU fast path compiles against the Vector API incubator module.
+            List<String> options = List.of("--release", "25", "--add-modules", "jdk.incubator.vector", "-proc:none", "-g",
+                    "-implicit:none", "-nowarn", "-Xlint:none", "-encoding", "UTF-8");
             boolean ok = javac.getTask(null, memory, diagnostics, options, null, units).call();
             if (!ok) {
                 StringBuilder message = new StringBuilder("the mutated sources do not compile:");

@@ -97,28 +97,53 @@ public final class Dsv4Attention {
         int tc = compressed == null ? 0 : compressed.dim(2);
         UnionGeometry g = UnionGeometry.of(tq, k.dim(2), tc, config.slidingWindow(), config.rawPrefix());
 
-        // Keys before base are invisible to every row: narrowing to the keep span is an identity.
+        // Keys before base are invisible to every row: narrowing to the keep span is an identity. The narrowed and
+        // concatenated rows are views of k, v and compressed_kv: nothing is copied.
         int from = (int) (g.base() - config.rawPrefix());
         boolean vAliasesK = VkDedup.vAliasesK(k, v); // before narrowing, which makes new ids
-        Tensor keys = k.narrow(2, from, g.keep());
-        Tensor values = VkDedup.site(vAliasesK, keys, () -> v.narrow(2, from, g.keep()));
+        UnionRows.Span rawKeys = UnionRows.Span.of(k, from, g.keep());
+        UnionRows.Span rawValues = VkDedup.site(vAliasesK, rawKeys, () -> UnionRows.Span.of(v, from, g.keep()));
+        UnionRows keys = UnionRows.of(rawKeys, null);
+        UnionRows values = UnionRows.of(rawValues, null);
         if (tc > 0) {
-            Tensor rawValues = values;
-            keys = Tensor.cat(2, keys, compressed);
-            values = VkDedup.site(vAliasesK, keys, () -> Tensor.cat(2, rawValues, compressed));
+            UnionRows.Span blocks = UnionRows.Span.of(compressed, 0, tc);
+            keys = UnionRows.of(rawKeys, blocks);
+            values = VkDedup.site(vAliasesK, keys, () -> UnionRows.of(rawValues, blocks));
         }
-        Tensor local = unionMask(g, tq, q, config);
-        Tensor full = CallerMasks.compose(local, mask,
-                new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
+        Local local = localMask(g, tq, q, config);
+        Admission admitted;
+        if (local.rule() != null && (mask == null || mask.numel() == 1)) {
+            // A uniform batch with no caller mask: the kernel reads the admitted columns from the rule of the
+            // memoised mask's key; the dense mask the memo holds is only read when a caller mask is composed onto it.
+            admitted = Admission.rule(local.rule());
+        } else {
+            Tensor full = CallerMasks.compose(local.dense(), mask,
+                    new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
+            admitted = Admission.dense(full, batch, heads, tq, g.nKeys());
+        }
         float[] out;
         if (backend instanceof Cpu) {
             out = path == Path.ABSORBED_MQA
-                    ? UnionKernel.absorbedMqa(q, keys, values, full, sink)
-                    : UnionKernel.repeatKv(q, keys, values, full, sink);
+                    ? UnionKernel.absorbedMqa(q, keys, values, admitted, sink)
+                    : UnionKernel.repeatKv(q, keys, values, admitted, sink);
         } else {
-            out = backend.attendMasked(on(q, backend), on(keys, backend), on(values, backend), on(full, backend), sink);
+            // The native lanes take dense tensors: the narrowed (and concatenated) K and V and the composed mask.
+            Tensor keysT = k.narrow(2, from, g.keep());
+            Tensor valuesT = vAliasesK ? keysT : v.narrow(2, from, g.keep());
+            if (tc > 0) {
+                keysT = Tensor.cat(2, keysT, compressed);
+                valuesT = vAliasesK ? keysT : Tensor.cat(2, valuesT, compressed);
+            }
+            Tensor full = CallerMasks.compose(local.dense(), mask,
+                    new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
+            out = backend.attendMasked(on(q, backend), on(keysT, backend), on(valuesT, backend), on(full, backend),
+                    sink);
         }
-        return Tensor.of(out, q.dtype(), q.device(), batch, heads, tq, headDim);
+        return Tensor.wrap(out, q.dtype(), q.device(), batch, heads, tq, headDim);
+    }
+
+    /** A call's local mask: the dense additive form, and the uniform rule it was built from (null when not uniform). */
+    record Local(Tensor dense, UnionMask rule) {
     }
 
     /**
@@ -126,19 +151,28 @@ public final class Dsv4Attention {
      * content, not key), memoised for every uniform dense call.
      */
     static Tensor unionMask(UnionGeometry g, int tq, Tensor q, Dsv4Config config) {
+        return localMask(g, tq, q, config).dense();
+    }
+
+    /**
+     * {@link #unionMask} with its rule: a uniform dense call takes its mask from the memo (one lookup per call, so a
+     * 43-layer step still builds one mask per ratio class) and hands the kernel the rule of that mask's key.
+     */
+    static Local localMask(UnionGeometry g, int tq, Tensor q, Dsv4Config config) {
         int ratio = config.compressRatio().value();
         UnionMask mask = new UnionMask(g.q0(), tq, g.base(), g.keep(), config.slidingWindow(), g.tc(), ratio);
         long[] positions = config.graphPositions();
         if (positions != null) {
             Require.that(positions.length == q.dim(0), "graphPositions.length", positions.length,
                     "equal the batch " + q.dim(0));
-            return new GraphDecodeMask(mask, positions).materialize(q.dtype(), q.device());
+            return new Local(new GraphDecodeMask(mask, positions).materialize(q.dtype(), q.device()), null);
         }
         long[] rows = RaggedRows.resolve(config.rowQ0(), g.q0(), q.dim(0));
         if (rows != null) {
-            return new RaggedUnionMask(mask, rows).materialize(q.dtype(), q.device());
+            return new Local(new RaggedUnionMask(mask, rows).materialize(q.dtype(), q.device()), null);
         }
-        return UnionMaskMemo.current().get(UnionMaskKey.of(mask, q.dtype(), q.device()));
+        UnionMaskKey key = UnionMaskKey.of(mask, q.dtype(), q.device());
+        return new Local(UnionMaskMemo.current().get(key), key.mask());
     }
 
     /**

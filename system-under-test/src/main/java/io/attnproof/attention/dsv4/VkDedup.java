@@ -24,8 +24,12 @@ public final class VkDedup {
         return STATS;
     }
 
-    /** One duplication site: {@code k}'s result reused when V aliases K, else {@code materializeV} run. */
-    static Tensor site(boolean vAliasesK, Tensor k, Supplier<Tensor> materializeV) {
+    /**
+     * One duplication site: {@code k}'s result reused when V aliases K, else {@code materializeV} run. The sites of
+     * {@code dsv4_attention} hand over in-place row views ({@link UnionRows}), so "materialising" V builds a view of
+     * V's own storage and copies nothing either way.
+     */
+    static <T> T site(boolean vAliasesK, T k, Supplier<T> materializeV) {
         STATS.count(vAliasesK);
         return vAliasesK ? k : materializeV.get();
     }

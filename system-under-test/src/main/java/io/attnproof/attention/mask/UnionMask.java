@@ -40,19 +40,22 @@ public record UnionMask(long q0, int tq, long base, int keep, int window, int tc
         return ratio > 0 && c - keep < (p + 1) / ratio;
     }
 
-    /** Raw columns admitted to row {@code r}: {@code [lo, hi)} in narrowed-column space. */
-    int rawLo(int r) {
+    /**
+     * Raw columns admitted to row {@code r}: {@code [lo, hi)} in narrowed-column space (empty when {@code hi <= lo}).
+     * With {@link #compressedCount} this is the rule the CPU kernel reads instead of the dense form.
+     */
+    public int rawLo(int r) {
         long p = q0 + r;
         return (int) Math.clamp(p - window + 1 - base, 0, keep);
     }
 
-    int rawHi(int r) {
+    public int rawHi(int r) {
         long p = q0 + r;
         return (int) Math.clamp(p + 1 - base, 0, keep);
     }
 
     /** Compressed blocks admitted to row {@code r}: {@code [0, n)}. */
-    int compressedCount(int r) {
+    public int compressedCount(int r) {
         return ratio == 0 ? 0 : (int) Math.min(tc, (q0 + r + 1) / ratio);
     }
 

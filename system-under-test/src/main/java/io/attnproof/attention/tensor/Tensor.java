@@ -1,6 +1,7 @@
 package io.attnproof.attention.tensor;
 
 import io.attnproof.attention.Require;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
@@ -42,6 +43,26 @@ public final class Tensor {
             t.data[i] = dtype.round(values[i]);
         }
         return t;
+    }
+
+    /**
+     * A writable tensor that takes {@code values} over without copying them (each is rounded to {@code dtype} in
+     * place): the caller hands the array over and must not touch it afterwards. For kernels that build their output
+     * in a fresh array, so that the result is not copied once more.
+     */
+    public static Tensor wrap(float[] values, DType dtype, Device device, int... shape) {
+        int[] s = checkedShape(shape);
+        Require.present("dtype", dtype);
+        Require.present("device", device);
+        Require.present("values", values);
+        Require.that(values.length == numel(s), "values.length", values.length,
+                "equal the element count " + numel(s) + " of shape " + Arrays.toString(s));
+        if (dtype != DType.F32) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] = dtype.round(values[i]);
+            }
+        }
+        return new Tensor(s, dtype, device, values, false);
     }
 
     /** A read-only tensor holding {@code values} rounded to {@code dtype} (the array is copied). */
@@ -104,6 +125,24 @@ public final class Tensor {
         checkWritable();
         Require.that(i >= 0 && i < data.length, "i", i, "lie in [0, " + data.length + ")");
         data[i] = dtype.round(value);
+    }
+
+    /**
+     * A read-only view of all elements, row-major, without copying them: element {@code i} is the
+     * {@code ValueLayout.JAVA_FLOAT} at byte offset {@code 4 * i}. Kernels read their inputs through it instead of
+     * {@link #toFloatArray()}; any write through the view throws, so it cannot change this tensor. A later write to
+     * this (writable) tensor is visible through the view.
+     */
+    public MemorySegment view() {
+        return MemorySegment.ofArray(data).asReadOnly();
+    }
+
+    /** Copies elements {@code [from, from + length)} (row-major) into {@code dst} at {@code dstPos}. */
+    public void copyInto(int from, float[] dst, int dstPos, int length) {
+        Require.present("dst", dst);
+        Require.that(from >= 0 && length >= 0 && from + length <= data.length, "copyInto(from, length)",
+                "[" + from + ", " + length + "]", "stay inside the " + data.length + " elements");
+        System.arraycopy(data, from, dst, dstPos, length);
     }
 
     /** A copy of all elements, row-major. */
@@ -215,10 +254,15 @@ public final class Tensor {
     }
 
     private int offset(int[] index) {
-        Require.that(index.length == shape.length, "index", index, "have rank " + shape.length);
+        // The messages are built only on failure: this runs on every element access.
+        if (index.length != shape.length) {
+            Require.that(false, "index", index, "have rank " + shape.length);
+        }
         int off = 0;
         for (int i = 0; i < shape.length; i++) {
-            Require.that(index[i] >= 0 && index[i] < shape[i], "index", index, "lie inside shape " + Arrays.toString(shape));
+            if (index[i] < 0 || index[i] >= shape[i]) {
+                Require.that(false, "index", index, "lie inside shape " + Arrays.toString(shape));
+            }
             off = off * shape[i] + index[i];
         }
         return off;

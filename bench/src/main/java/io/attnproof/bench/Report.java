@@ -1,0 +1,406 @@
+package io.attnproof.bench;
+
+import io.attnproof.attention.dsv4.CompressRatio;
+import io.attnproof.attention.dsv4.Dsv4Attention;
+import io.attnproof.attention.dsv4.Dsv4Config;
+import io.attnproof.attention.mask.RaggedUnionMask;
+import io.attnproof.attention.mask.UnionMaskMemo;
+import io.attnproof.attention.tensor.Tensor;
+import io.attnproof.fixtures.evidence.EvidenceSink;
+import io.attnproof.fixtures.evidence.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reads one bench/run's measurements (JMH's JSON with the gc profiler, NumPy's JSON, the mutant campaign's
+ * campaign.json, the timed mvn verify), measures the mask builds of a 43-layer step in process, prints the table and
+ * records every number as an evidence line of the performance pseudo-claim {@code P} (bench/target/evidence/Bench.jsonl,
+ * read by the ledger like any other evidence; P is not in the spec's catalog, so the ledger marks it so).
+ *
+ * <p>Args: {@code ROOT LOAD_BEFORE LOAD_AFTER}.
+ */
+public final class Report {
+    static final String CLAIM = "P";
+    static final String TEST = "bench/run";
+
+    private final List<String> lines = new ArrayList<>();
+    private final StringBuilder table = new StringBuilder();
+    private final EvidenceSink sink;
+    private final Map<String, Map<String, Object>> jmh = new LinkedHashMap<>();
+    private Map<String, Object> numpy;
+    private Map<String, Object> numpyOne;
+    private String numpySkip;
+
+    Report(EvidenceSink sink) {
+        this.sink = sink;
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path root = Path.of(args.length > 0 ? args[0] : ".");
+        String loadBefore = args.length > 1 ? args[1] : "?";
+        String loadAfter = args.length > 2 ? args[2] : "?";
+        Path out = root.resolve("bench/target");
+        Path evidence = out.resolve("evidence");
+        Files.createDirectories(evidence);
+        Files.deleteIfExists(evidence.resolve("Bench.jsonl"));
+        Report r = new Report(new EvidenceSink(evidence));
+        r.read(out);
+        r.render(root, loadBefore, loadAfter);
+        Files.writeString(out.resolve("report.md"), r.table.toString());
+        System.out.print(r.table);
+        System.out.println("\nevidence: " + evidence.resolve("Bench.jsonl") + " (" + r.lines.size() + " lines, claim P)");
+        System.out.println("table:    " + out.resolve("report.md"));
+    }
+
+    @SuppressWarnings("unchecked")
+    void read(Path out) throws IOException {
+        Path jmhFile = out.resolve("jmh.json");
+        if (Files.isRegularFile(jmhFile)) {
+            for (Object o : (List<Object>) Json.parse(Files.readString(jmhFile))) {
+                Map<String, Object> m = (Map<String, Object>) o;
+                String name = ((String) m.get("benchmark")).replace("io.attnproof.bench.", "");
+                Map<String, Object> params = (Map<String, Object>) m.get("params");
+                if (params != null) {
+                    for (var e : new java.util.TreeMap<>(params).entrySet()) {
+                        name += " " + e.getKey() + "=" + e.getValue();
+                    }
+                }
+                jmh.put(name, m);
+            }
+        }
+        Path np = out.resolve("numpy.json");
+        Path npSkip = out.resolve("numpy-skipped.txt");
+        if (Files.isRegularFile(np)) {
+            numpy = Json.parseObject(Files.readString(np));
+            Path one = out.resolve("numpy-1thread.json");
+            numpyOne = Files.isRegularFile(one) ? Json.parseObject(Files.readString(one)) : null;
+        } else {
+            numpySkip = Files.isRegularFile(npSkip) ? Files.readString(npSkip).strip() : "no bench/target/numpy.json";
+        }
+    }
+
+    /** Mean of a JMH result in its unit, and its 99.9% error; null if absent. */
+    @SuppressWarnings("unchecked")
+    double[] score(String name) {
+        Map<String, Object> m = jmh.get(name);
+        if (m == null) {
+            return null;
+        }
+        Map<String, Object> p = (Map<String, Object>) m.get("primaryMetric");
+        double err = Json.toDouble(p.get("scoreError"));
+        return new double[] {Json.toDouble(p.get("score")), Double.isNaN(err) ? 0 : err};
+    }
+
+    @SuppressWarnings("unchecked")
+    double secondary(String name, String metric) {
+        Map<String, Object> m = jmh.get(name);
+        if (m == null) {
+            return Double.NaN;
+        }
+        Map<String, Object> s = (Map<String, Object>) m.get("secondaryMetrics");
+        Object v = s == null ? null : s.get(metric);
+        return v == null ? Double.NaN : Json.toDouble(((Map<String, Object>) v).get("score"));
+    }
+
+    /** NumPy's seconds per call of {@code shape}: the faster of its default-threads and one-thread runs. */
+    double numpySeconds(String shape) {
+        double all = numpySeconds(numpy, shape);
+        double one = numpySeconds(numpyOne, shape);
+        return Double.isNaN(one) ? all : Double.isNaN(all) ? one : Math.min(all, one);
+    }
+
+    @SuppressWarnings("unchecked")
+    static double numpySeconds(Map<String, Object> run, String shape) {
+        if (run == null) {
+            return Double.NaN;
+        }
+        Map<String, Object> s = (Map<String, Object>) ((Map<String, Object>) run.get("shapes")).get(shape);
+        return s == null ? Double.NaN : Json.toDouble(s.get("seconds"));
+    }
+
+    @SuppressWarnings("unchecked")
+    double numpyFlops(String shape) {
+        Map<String, Object> s = (Map<String, Object>) ((Map<String, Object>) numpy.get("shapes")).get(shape);
+        return s == null ? Double.NaN : Json.toDouble(s.get("flops"));
+    }
+
+    void render(Path root, String loadBefore, String loadAfter) throws IOException {
+        Runtime rt = Runtime.getRuntime();
+        row("# attnproof bench");
+        row("");
+        row("JDK " + System.getProperty("java.vm.version") + ", " + rt.availableProcessors() + " CPUs ("
+                + cpuModel() + "), load average before " + loadBefore + ", after " + loadAfter + ".");
+        record("load_average_1min_before", parseLoad(loadBefore), "informational");
+        record("load_average_1min_after", parseLoad(loadAfter), "informational");
+
+        double[] peak1 = score("FmaPeakBench.oneThread");
+        double[] peakAll = score("FmaPeakBench.allThreads");
+        double peakOne = peak1 == null ? Double.NaN : peak1[0] * FmaPeakBench.flops() / 1e9;
+        double peakMachine = peakAll == null ? Double.NaN : peakAll[0] * FmaPeakBench.flops() / 1e9;
+        row("FP32 FMA peak (Vector API " + FmaPeakBench.SP + ", " + FmaPeakBench.CHAINS + " FMA chains): "
+                + fmt(peakOne) + " GFLOP/s on 1 thread, " + fmt(peakMachine) + " GFLOP/s on "
+                + rt.availableProcessors() + " threads (the machine peak the fractions below use).");
+        record("fma_peak_gflops_1_thread", peakOne, "informational");
+        record("fma_peak_gflops_machine", peakMachine, "informational");
+        if (numpy != null) {
+            row("NumPy " + numpy.get("numpy") + " (" + numpy.get("blas") + "): the same math in float32, dense masked"
+                    + " scores (bench/numpy_union.py), timed with the BLAS's threads " + numpy.get("threads")
+                    + (numpyOne == null ? "" : " and with 1 thread; the faster of the two per shape") + ".");
+        } else {
+            row("NumPy: skipped (" + numpySkip + ").");
+        }
+        row("");
+        row("| shape | Java fast path ms | GFLOP/s | of FMA peak | naive Java ms | x naive | NumPy ms (default / 1 thread) | NumPy / Java | alloc B/op |");
+        row("|---|---|---|---|---|---|---|---|---|");
+        for (int batch : new int[] {1, 32, 128}) {
+            for (int tc : new int[] {32, 512}) {
+                String params = " batch=" + batch + " tc=" + tc;
+                shapeRow("decode_B" + batch + "_tc" + tc, "decode B=" + batch + " t_c=" + tc,
+                        "UnionDecodeBench.fast" + params, "UnionDecodeNaiveBench.naive" + params,
+                        Shapes.decodeFlops(batch, tc), peakMachine);
+            }
+        }
+        shapeRow("prefill_tq512", "prefill B=1 t_q=512 t_c=128", "UnionPrefillBench.fast",
+                "UnionPrefillNaiveBench.naive", Shapes.prefillFlops(), peakMachine);
+        row("");
+
+        // The 43-layer step: memo on/off and the per-sequence flag on/off, side by side in one JMH run.
+        int[] builds = maskBuildsPerStep();
+        row("43-layer decode step (context " + Shapes.STEP_CONTEXT + ", V4 ratio schedule, dsv4_attention per layer):");
+        row("");
+        row("| B | memo on ms | memo off ms | flag off ms | flag on ms | flag on / off | GFLOP/s (memo on) |");
+        row("|---|---|---|---|---|---|---|");
+        for (int batch : new int[] {1, 128}) {
+            String p = " batch=" + batch;
+            double[] on = score("StepBench.memoOn" + p);
+            double[] off = score("StepBench.memoOff" + p);
+            double[] flag = score("StepBench.flagOn" + p);
+            if (on == null || off == null || flag == null) {
+                row("| " + batch + " | not measured | | | | | |");
+                continue;
+            }
+            double ratio = flag[0] / on[0];
+            double noise = Math.hypot(flag[1] / flag[0], on[1] / on[0]);
+            double allowed = Math.max(noise, 0.03);
+            double gflops = Shapes.stepFlops(batch) / (on[0] * 1e6);
+            row("| " + batch + " | " + ms(on) + " | " + ms(off) + " | " + ms(on) + " | " + ms(flag) + " | "
+                    + String.format(Locale.ROOT, "%.3f (noise +/- %.3f)", ratio, noise) + " | " + fmt(gflops) + " |");
+            record("step_ms_memo_on_B" + batch, on[0], "informational");
+            record("step_ms_memo_off_B" + batch, off[0], "informational");
+            record("step_ms_flag_on_B" + batch, flag[0], "informational");
+            record("step_memo_off_over_on_B" + batch, off[0] / on[0], "informational");
+            record("flag_on_over_off_B" + batch, ratio, "informational");
+            check("flag_cost_abs(on/off-1)_B" + batch, Math.abs(ratio - 1), allowed, true);
+        }
+        row("");
+        row("Mask builds per 43-layer step (counted in process, B = 1): memo on " + builds[0] + ", memo off " + builds[1]
+                + "; ragged masks built with the flag on (uniform batch): " + builds[2] + ".");
+        check("mask_builds_per_step", builds[0], 3, true);
+        record("mask_builds_per_step_memo_off", builds[1], "informational");
+        check("ragged_builds_per_step_flag_on_uniform", builds[2], 0, true);
+
+        // Memory: a decode at B = 128 allocates its output and no per-layer dense mask.
+        row("");
+        int n = Shapes.RAW_KEYS + 512;
+        long outBytes = 4L * 128 * Shapes.HEADS * Shapes.HEAD_DIM;
+        long uniformMask = 4L * n;
+        long batchMask = 4L * 128 * n;
+        double single = secondary("UnionDecodeBench.fast batch=128 tc=512", "gc.alloc.rate.norm");
+        double step = secondary("StepBench.memoOn batch=128", "gc.alloc.rate.norm");
+        row("Allocation (JMH -prof gc, gc.alloc.rate.norm): decode B=128 t_c=512: " + bytes(single) + "/op, of which the"
+                + " output [128,64,1,512] is " + bytes(outBytes) + "; overhead " + bytes(single - outBytes)
+                + ". A dense uniform mask [1,1,1," + n + "] is " + bytes(uniformMask) + ", a per-layer B-wide mask"
+                + " [128,1,1," + n + "] " + bytes(batchMask) + ".");
+        if (!Double.isNaN(single)) {
+            check("alloc_overhead_bytes_decode_B128_tc512", single - outBytes, batchMask, true);
+        }
+        if (!Double.isNaN(step)) {
+            double perLayer = (step - Shapes.STEP_LAYERS * (double) outBytes) / Shapes.STEP_LAYERS;
+            row("43-layer step B=128: " + bytes(step) + "/op = 43 outputs (" + bytes(43 * outBytes) + ") + "
+                    + bytes(perLayer) + " per layer.");
+            check("alloc_overhead_bytes_per_layer_step_B128", perLayer, batchMask, true);
+        }
+
+        // The sinks kernels.
+        row("");
+        double[] fused = score("SinksBench.fused");
+        double[] unfused = score("SinksBench.unfused");
+        if (fused != null && unfused != null) {
+            row("Sinks attention (B=1, Hq=64, Hkv=8, D=64, t=512, window 128): fused Java kernel " + ms(fused)
+                    + " ms (" + fmt(SinksBench.flops() / (fused[0] * 1e6)) + " GFLOP/s), unfused path " + ms(unfused)
+                    + " ms (" + fmt(SinksBench.flops() / (unfused[0] * 1e6)) + " GFLOP/s): unfused / fused "
+                    + String.format(Locale.ROOT, "%.2f", unfused[0] / fused[0]) + ".");
+            record("sinks_fused_ms", fused[0], "informational");
+            record("sinks_unfused_ms", unfused[0], "informational");
+        }
+
+        // The cost of the harness itself.
+        row("");
+        Path verify = root.resolve("bench/target/verify-seconds.txt");
+        String verifyText = Files.isRegularFile(verify) ? Files.readString(verify).strip() : null;
+        double verifySeconds = verifyText == null ? Double.NaN : Double.parseDouble(verifyText.split("\\s+")[0]);
+        Path campaign = root.resolve("mutants/target/mutants/campaign.json");
+        double campaignSeconds = Double.NaN;
+        if (Files.isRegularFile(campaign)) {
+            campaignSeconds = Json.toDouble(Json.parseObject(Files.readString(campaign)).get("wall_seconds"));
+        }
+        row("mvn -B clean verify: " + (Double.isNaN(verifySeconds) ? "not timed in this run (bench/run --no-verify)"
+                : fmt(verifySeconds) + " s wall") + "; mutant campaign: "
+                + (Double.isNaN(campaignSeconds) ? "no mutants/target/mutants/campaign.json" : fmt(campaignSeconds)
+                        + " s wall (campaign.json)") + ".");
+        if (!Double.isNaN(verifySeconds)) {
+            record("mvn_verify_wall_seconds", verifySeconds, "informational");
+        }
+        if (!Double.isNaN(campaignSeconds)) {
+            record("mutant_campaign_wall_seconds", campaignSeconds, "informational");
+        }
+    }
+
+    private void shapeRow(String id, String label, String fastName, String naiveName, double flops, double peak) {
+        double[] fast = score(fastName);
+        double[] naive = score(naiveName);
+        if (fast == null) {
+            row("| " + label + " | not measured | | | | | | | |");
+            return;
+        }
+        double gflops = flops / (fast[0] * 1e6);
+        double fraction = gflops / peak;
+        double np = numpySeconds(id) * 1e3;
+        double alloc = secondary(fastName, "gc.alloc.rate.norm");
+        row("| " + label + " | " + ms(fast) + " | " + fmt(gflops) + " | " + pct(fraction) + " | "
+                + (naive == null ? "-" : ms(naive)) + " | " + (naive == null ? "-" : fmt(naive[0] / fast[0])) + " | "
+                + (Double.isNaN(np) ? "skipped" : fmt(1e3 * numpySeconds(numpy, id)) + " / "
+                        + fmt(1e3 * numpySeconds(numpyOne, id))) + " | " + (Double.isNaN(np) ? "-" : fmt(np / fast[0]))
+                + " | " + bytes(alloc) + " |");
+        record("ms:" + id, fast[0], "informational");
+        record("gflops:" + id, gflops, "informational");
+        if (id.startsWith("prefill")) {
+            check("fma_peak_fraction_at_least:" + id, fraction, 0.30, false);
+        } else {
+            record("fma_peak_fraction:" + id, fraction, "informational");
+        }
+        if (naive != null) {
+            check("speedup_over_naive_at_least:" + id, naive[0] / fast[0], 1.0, false);
+        }
+        if (numpy != null) {
+            double npFlops = numpyFlops(id);
+            if (Math.abs(npFlops - flops) > 1e-6 * flops) {
+                throw new IllegalStateException(id + ": NumPy counted " + npFlops + " flops, Java " + flops);
+            }
+            check("numpy_over_java_at_least:" + id, np / fast[0], 1.0, false);
+        } else {
+            skip("numpy_over_java_at_least:" + id, numpySkip);
+        }
+    }
+
+    /** In process: memo builds of one 43-layer step with the memo, without it, and ragged builds with the flag on. */
+    static int[] maskBuildsPerStep() {
+        StepBench s = new StepBench();
+        s.batch = 1;
+        s.setup();
+        org.openjdk.jmh.infra.Blackhole bh = new org.openjdk.jmh.infra.Blackhole(
+                "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+        UnionMaskMemo memo = UnionMaskMemo.current();
+        memo.clear();
+        s.step(bh, false, true); // the step before, at the previous position
+        long before = memo.builds();
+        s.step(bh, false, true);
+        int on = (int) (memo.builds() - before);
+        int off = 0;
+        for (int layer = 0; layer < Shapes.STEP_LAYERS; layer++) {
+            memo.clear();
+            CompressRatio ratio = s.ratios[layer];
+            Tensor blocks = ratio == CompressRatio.CSA ? s.csa : ratio == CompressRatio.HCA ? s.hca : null;
+            Dsv4Attention.attention(s.q, s.k, s.k, blocks, null, s.sinks[layer],
+                    Dsv4Config.of(ratio, Shapes.WINDOW, s.rawPrefix));
+            off += (int) memo.builds();
+        }
+        long ragged = RaggedUnionMask.builds();
+        s.step(bh, true, true);
+        return new int[] {on, off, (int) (RaggedUnionMask.builds() - ragged)};
+    }
+
+    private void row(String s) {
+        table.append(s).append('\n');
+    }
+
+    private void record(String metric, double value, String kind) {
+        write(metric, value, value, true, null);
+    }
+
+    /** A goal: {@code value <= limit} when {@code upper}, else {@code value >= limit}; a miss is a failing line. */
+    private void check(String metric, double value, double limit, boolean upper) {
+        write(metric, value, limit, upper ? value <= limit : value >= limit, null);
+    }
+
+    private void skip(String metric, String reason) {
+        write(metric, 0, 0, true, reason);
+    }
+
+    private void write(String metric, double value, double limit, boolean passed, String skipped) {
+        StringBuilder line = new StringBuilder(160)
+                .append("{\"claim\":").append(Json.quote(CLAIM))
+                .append(",\"backend\":\"cpu\"")
+                .append(",\"metric\":").append(Json.quote(metric))
+                .append(",\"value\":").append(Json.number(value))
+                .append(",\"limit\":").append(Json.number(limit))
+                .append(",\"passed\":").append(passed);
+        if (skipped != null) {
+            line.append(",\"skipped\":").append(Json.quote(skipped));
+        }
+        line.append(",\"test\":").append(Json.quote(TEST)).append('}');
+        sink.append("Bench", line.toString());
+        lines.add(line.toString());
+    }
+
+    private static double parseLoad(String s) {
+        try {
+            return Double.parseDouble(s.trim().split("\\s+")[0]);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (l.startsWith("model name")) {
+                    return l.substring(l.indexOf(':') + 1).strip();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: leave it out
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String ms(double[] s) {
+        return String.format(Locale.ROOT, "%.3g +/- %.2g", s[0], s[1]);
+    }
+
+    private static String fmt(double x) {
+        if (Double.isNaN(x)) {
+            return "-";
+        }
+        return x >= 100 ? String.format(Locale.ROOT, "%.0f", x) : String.format(Locale.ROOT, "%.3g", x);
+    }
+
+    private static String pct(double f) {
+        return Double.isNaN(f) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * f);
+    }
+
+    private static String bytes(double b) {
+        if (Double.isNaN(b)) {
+            return "-";
+        }
+        double a = Math.abs(b);
+        return a >= 1 << 20 ? String.format(Locale.ROOT, "%.1f MiB", b / (1 << 20))
+                : a >= 1 << 10 ? String.format(Locale.ROOT, "%.1f KiB", b / 1024) : String.format(Locale.ROOT, "%.0f B", b);
+    }
+}

@@ -1,0 +1,103 @@
+package io.attnproof.attention.dsv4;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The union kernel one head at a time in plain f32 arithmetic ({@link UnionLanes} states the operations). It is the
+ * engine where {@code jdk.incubator.vector} is absent and the reference the vector engine is tested against, bit for
+ * bit.
+ */
+final class ScalarLanes extends UnionLanes {
+    static final ScalarLanes INSTANCE = new ScalarLanes();
+
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
+    private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
+
+    private static final class Scratch {
+        final Admission.Row row = new Admission.Row();
+        float[] p = new float[LaneMath.TILE];
+        float[] q = new float[0];
+        float[] k = new float[0];
+        float[] v = new float[0];
+    }
+
+    @Override
+    String describe() {
+        return "scalar f32";
+    }
+
+    @Override
+    void run(UnionCall c) {
+        boolean perHead = c.admission().perHead();
+        int perRow = perHead ? c.heads() : 1;
+        int groups = c.batch() * c.tq() * perRow;
+        forEach(groups, c.macs() >= PARALLEL_MIN_MACS, SCRATCH, (scratch, g) -> {
+            int b = g / (c.tq() * perRow);
+            int r = g / perRow % c.tq();
+            int h0 = perHead ? g % perRow : 0;
+            group(c, b, r, h0, perHead ? h0 + 1 : c.heads(), scratch);
+        });
+    }
+
+    private static void group(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int d = c.headDim();
+        float[] out = c.out();
+        s.q = UnionLanes.grow(s.q, d);
+        s.k = UnionLanes.grow(s.k, LaneMath.TILE * d);
+        s.v = UnionLanes.grow(s.v, LaneMath.TILE * d);
+        for (int h = h0; h < h1; h++) {
+            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h, r), s.q, 0, d);
+            int o = c.outOffset(b, h, r);
+            float sink = c.sink()[h];
+            float m = sink;
+            float l = 0f;
+            for (int t0 = 0; t0 < row.count; t0 += LaneMath.TILE) {
+                int tn = Math.min(LaneMath.TILE, row.count - t0);
+                float tileMax = Float.NEGATIVE_INFINITY;
+                for (int i = 0; i < tn; i++) {
+                    int col = row.cols[t0 + i];
+                    MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.k, i * d, d);
+                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.v, i * d, d);
+                    float acc = 0f;
+                    for (int e = 0; e < d; e++) {
+                        acc = Math.fma(s.q[e], s.k[i * d + e], acc);
+                    }
+                    float score = acc * c.scale();
+                    if (row.biased) {
+                        score = score + row.bias[t0 + i];
+                    }
+                    s.p[i] = score;
+                    tileMax = Math.max(tileMax, score);
+                }
+                float mNew = Math.max(m, tileMax);
+                boolean dead = mNew == Float.NEGATIVE_INFINITY;
+                float alpha = dead ? 0f : LaneMath.exp(m - mNew);
+                l = l * alpha;
+                for (int i = 0; i < tn; i++) {
+                    float p = dead ? 0f : LaneMath.exp(s.p[i] - mNew);
+                    s.p[i] = p;
+                    l = l + p;
+                }
+                for (int e = 0; e < d; e++) {
+                    float a = out[o + e] * alpha;
+                    for (int i = 0; i < tn; i++) {
+                        a = Math.fma(s.p[i], s.v[i * d + e], a);
+                    }
+                    out[o + e] = a;
+                }
+                m = mNew;
+            }
+            if (m == Float.NEGATIVE_INFINITY) {
+                java.util.Arrays.fill(out, o, o + d, 0f);
+            } else {
+                float denom = l + LaneMath.exp(sink - m);
+                for (int e = 0; e < d; e++) {
+                    out[o + e] = out[o + e] / denom;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,892 @@
+package io.attnproof.attention.dsv4;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The union kernel on the Vector API ({@code jdk.incubator.vector}): the operations {@link UnionLanes} states, lane
+ * for lane, register-blocked. The query rows of one position share their admitted keys (a uniform batch, a ragged or
+ * graph mask without a head axis), so one row group is the H heads of one query position, and the scores of a tile
+ * are formed one of two ways, whichever transposes less:
+ * <ul>
+ *   <li><b>heads in lanes</b> (decode: few positions, many keys): q of the group transposed once to {@code [D][H]};
+ *       each key row is read once for all heads (the absorbed-MQA shape: H rows of one MQA head);</li>
+ *   <li><b>keys in lanes</b> (prefill: many positions share the keys): the union keys of a batch entry transposed once
+ *       per call to {@code [D][n]}; each head's q element is broadcast against 16 consecutive columns.</li>
+ * </ul>
+ * Softmax and PV are then vectorised over heads (or keys) and over D. No input is copied: q, K and V are read in
+ * place through read-only views.
+ */
+final class VectorLanes extends UnionLanes {
+    private static final VectorSpecies<Float> SP = FloatVector.SPECIES_PREFERRED;
+    private static final int L = SP.length();
+    private static final int TILE = LaneMath.TILE;
+    /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
+    private static final int DC = 64;
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
+    private static final float NEG_INF = Float.NEGATIVE_INFINITY;
+    private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
+
+    /** One worker's buffers, grown on demand and reused across calls. */
+    private static final class Scratch {
+        final Admission.Row row = new Admission.Row();
+        float[] qt = new float[0];
+        float[] s = new float[0];
+        float[] m = new float[0];
+        float[] l = new float[0];
+        float[] alpha = new float[0];
+        final float[] mNew = new float[L];
+        float[] vt = new float[0];
+        float[] kt = new float[0];
+        float[] qs = new float[0];
+        final int[] vRow = new int[TILE];
+
+        void lanes(int n) {
+            m = grow(m, n);
+            l = grow(l, n);
+            alpha = grow(alpha, n);
+        }
+    }
+
+    @Override
+    String describe() {
+        return "Vector API " + SP;
+    }
+
+    @Override
+    void run(UnionCall c) {
+        // Transposing the union keys once per batch entry ([D][n]) against q once per position ([D][H]); a mask with
+        // a head axis makes every head its own group, which keys in lanes serves without idle lanes.
+        run(c, c.admission().perHead() || (long) c.columns() < (long) c.tq() * c.heads());
+    }
+
+    /** {@link #run(UnionCall)} with the layout forced (the engine test runs both on the same call). */
+    void run(UnionCall c, boolean keysInLanes) {
+        boolean perHead = c.admission().perHead();
+        boolean parallel = c.macs() >= PARALLEL_MIN_MACS;
+        int d = c.headDim();
+        if (keysInLanes) {
+            int nP = c.columns() + L;
+            float[] kt = new float[d * nP];
+            float[] vp = new float[c.columns() * d];
+            int perRow = perHead ? c.heads() : 1;
+            for (int b = 0; b < c.batch(); b++) {
+                final int bb = b;
+                pack(c, b, kt, nP, vp);
+                forEach(c.tq() * perRow, parallel, SCRATCH, (scratch, g) -> {
+                    int r = g / perRow;
+                    int h0 = perHead ? g % perRow : 0;
+                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, vp, scratch);
+                });
+            }
+        } else {
+            if (perHead) {
+                forEach(c.batch() * c.tq() * c.heads(), parallel, SCRATCH, (scratch, g) -> {
+                    int h = g % c.heads();
+                    int group = g / c.heads();
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h, h + 1, scratch);
+                });
+                return;
+            }
+            int vectors = (c.heads() + L - 1) / L;
+            int groups = c.batch() * c.tq();
+            // Few groups and several threads: split the heads (whole vectors) so every thread has work.
+            int chunks = parallel ? Math.max(1, Math.min(vectors, (threads() + groups - 1) / groups)) : 1;
+            int perChunk = (vectors + chunks - 1) / chunks * L;
+            forEach(groups * chunks, parallel, SCRATCH, (scratch, g) -> {
+                int group = g / chunks;
+                int h0 = g % chunks * perChunk;
+                int h1 = Math.min(c.heads(), h0 + perChunk);
+                if (h0 < h1) {
+                    headsInLanes(c, group / c.tq(), group % c.tq(), h0, h1, scratch);
+                }
+            });
+        }
+    }
+
+    // ---- heads in lanes -------------------------------------------------------------------------------------------
+
+    private static void headsInLanes(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int d = c.headDim();
+        int hc = h1 - h0;
+        int hp = (hc + L - 1) / L * L;
+        int nv = hp / L;
+        s.qt = grow(s.qt, d * hp);
+        s.s = grow(s.s, TILE * hp);
+        s.vt = grow(s.vt, TILE * d);
+        s.kt = grow(s.kt, TILE * d);
+        s.lanes(hp);
+        float[] qt = s.qt;
+        // q of the group's heads, rows side by side (zero rows up to hp), then transposed to [D][hp].
+        s.qs = grow(s.qs, hp * d);
+        for (int j = 0; j < hc; j++) {
+            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h0 + j, r), s.qs, j * d, d);
+        }
+        Arrays.fill(s.qs, hc * d, hp * d, 0f);
+        float[] qs = s.qs;
+        for (int e0 = 0; e0 < d; e0 += 16) {
+            int e1 = Math.min(d, e0 + 16);
+            for (int j = 0; j < hp; j++) {
+                for (int e = e0; e < e1; e++) {
+                    qt[e * hp + j] = qs[j * d + e];
+                }
+            }
+        }
+        for (int j = 0; j < hp; j++) {
+            s.m[j] = j < hc ? c.sink()[h0 + j] : NEG_INF;
+            s.l[j] = 0f;
+        }
+        for (int t0 = 0; t0 < row.count; t0 += TILE) {
+            int tn = Math.min(TILE, row.count - t0);
+            for (int i = 0; i < tn; i++) {
+                int col = row.cols[t0 + i];
+                // The tile's K and V rows packed side by side (each is read by every head of the group).
+                MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * d, d);
+                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * d, d);
+                s.vRow[i] = i * d;
+            }
+            scoresHeads(c, s, row, t0, tn, hp, nv);
+            softmaxHeads(s, tn, hp, nv);
+            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
+        }
+        finish(c, b, r, h0, hc, s.m, s.l);
+    }
+
+    /**
+     * {@code S[i][lane] = fma-chain(q, k_i) * scale (+ bias_i)}: register blocks of 4 head vectors x 4 keys (2 or 1
+     * head vectors where fewer remain), over D in chunks of {@link #DC} so the chunk of transposed q stays in L1; the
+     * partial sums wait in S between chunks (stored and reloaded exactly, so the chain over D is unbroken).
+     */
+    private static void scoresHeads(UnionCall c, Scratch s, Admission.Row row, int t0, int tn, int hp, int nv) {
+        int d = c.headDim();
+        float[] qt = s.qt;
+        float[] sc = s.s;
+        Arrays.fill(sc, 0, tn * hp, 0f); // every chain starts at 0
+        for (int e0 = 0; e0 < d; e0 += DC) {
+            int e1 = Math.min(d, e0 + DC);
+            int i = 0;
+            if (nv == 2) {
+                // Two head vectors (a group split over threads): 2 x 8 keys per register block.
+                for (; i + 8 <= tn; i += 8) {
+                    qk2x8(qt, hp, s.kt, i * d, d, e0, e1, sc, i * hp);
+                }
+            }
+            for (; i + 4 <= tn; i += 4) {
+                int o0 = i * d;
+                int v = 0;
+                for (; v + 4 <= nv; v += 4) {
+                    qk4x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
+                }
+                for (; v + 2 <= nv; v += 2) {
+                    qk2x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
+                }
+                for (; v < nv; v++) {
+                    for (int k = 0; k < 4; k++) {
+                        qk1x1(qt, hp, v * L, s.kt, o0 + k * d, e0, e1, sc, (i + k) * hp + v * L);
+                    }
+                }
+            }
+            for (; i < tn; i++) {
+                for (int v = 0; v < nv; v++) {
+                    qk1x1(qt, hp, v * L, s.kt, i * d, e0, e1, sc, i * hp + v * L);
+                }
+            }
+        }
+        FloatVector scale = FloatVector.broadcast(SP, c.scale());
+        for (int i = 0; i < tn; i++) {
+            for (int v = 0; v < nv; v++) {
+                int at = i * hp + v * L;
+                FloatVector x = FloatVector.fromArray(SP, sc, at).mul(scale);
+                if (row.biased) {
+                    x = x.add(row.bias[t0 + i]);
+                }
+                x.intoArray(sc, at);
+            }
+        }
+    }
+
+    private static void qk4x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
+            int at) {
+        int o1 = o0 + d;
+        int o2 = o1 + d;
+        int o3 = o2 + d;
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a20 = FloatVector.fromArray(SP, sc, at + 2 * L);
+        FloatVector a30 = FloatVector.fromArray(SP, sc, at + 3 * L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a21 = FloatVector.fromArray(SP, sc, at + hp + 2 * L);
+        FloatVector a31 = FloatVector.fromArray(SP, sc, at + hp + 3 * L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a22 = FloatVector.fromArray(SP, sc, at + 2 * hp + 2 * L);
+        FloatVector a32 = FloatVector.fromArray(SP, sc, at + 2 * hp + 3 * L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
+        FloatVector a23 = FloatVector.fromArray(SP, sc, at + 3 * hp + 2 * L);
+        FloatVector a33 = FloatVector.fromArray(SP, sc, at + 3 * hp + 3 * L);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp + qb;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            FloatVector q2 = FloatVector.fromArray(SP, qt, qo + 2 * L);
+            FloatVector q3 = FloatVector.fromArray(SP, qt, qo + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, kt[o0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, kt[o1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, kt[o2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, kt[o3 + e]);
+            a00 = q0.fma(x0, a00);
+            a01 = q0.fma(x1, a01);
+            a02 = q0.fma(x2, a02);
+            a03 = q0.fma(x3, a03);
+            a10 = q1.fma(x0, a10);
+            a11 = q1.fma(x1, a11);
+            a12 = q1.fma(x2, a12);
+            a13 = q1.fma(x3, a13);
+            a20 = q2.fma(x0, a20);
+            a21 = q2.fma(x1, a21);
+            a22 = q2.fma(x2, a22);
+            a23 = q2.fma(x3, a23);
+            a30 = q3.fma(x0, a30);
+            a31 = q3.fma(x1, a31);
+            a32 = q3.fma(x2, a32);
+            a33 = q3.fma(x3, a33);
+        }
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a20.intoArray(sc, at + 2 * L);
+        a30.intoArray(sc, at + 3 * L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a21.intoArray(sc, at + hp + 2 * L);
+        a31.intoArray(sc, at + hp + 3 * L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a22.intoArray(sc, at + 2 * hp + 2 * L);
+        a32.intoArray(sc, at + 2 * hp + 3 * L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+        a23.intoArray(sc, at + 3 * hp + 2 * L);
+        a33.intoArray(sc, at + 3 * hp + 3 * L);
+    }
+
+    private static void qk2x4(float[] qt, int hp, int qb, float[] kt, int o0, int d, int e0, int e1, float[] sc,
+            int at) {
+        int o1 = o0 + d;
+        int o2 = o1 + d;
+        int o3 = o2 + d;
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp + qb;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            FloatVector x0 = FloatVector.broadcast(SP, kt[o0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, kt[o1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, kt[o2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, kt[o3 + e]);
+            a00 = q0.fma(x0, a00);
+            a01 = q0.fma(x1, a01);
+            a02 = q0.fma(x2, a02);
+            a03 = q0.fma(x3, a03);
+            a10 = q1.fma(x0, a10);
+            a11 = q1.fma(x1, a11);
+            a12 = q1.fma(x2, a12);
+            a13 = q1.fma(x3, a13);
+        }
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+    }
+
+    private static void qk2x8(float[] qt, int hp, float[] kt, int o0, int d, int e0, int e1, float[] sc, int at) {
+        FloatVector a00 = FloatVector.fromArray(SP, sc, at);
+        FloatVector a10 = FloatVector.fromArray(SP, sc, at + L);
+        FloatVector a01 = FloatVector.fromArray(SP, sc, at + hp);
+        FloatVector a11 = FloatVector.fromArray(SP, sc, at + hp + L);
+        FloatVector a02 = FloatVector.fromArray(SP, sc, at + 2 * hp);
+        FloatVector a12 = FloatVector.fromArray(SP, sc, at + 2 * hp + L);
+        FloatVector a03 = FloatVector.fromArray(SP, sc, at + 3 * hp);
+        FloatVector a13 = FloatVector.fromArray(SP, sc, at + 3 * hp + L);
+        FloatVector a04 = FloatVector.fromArray(SP, sc, at + 4 * hp);
+        FloatVector a14 = FloatVector.fromArray(SP, sc, at + 4 * hp + L);
+        FloatVector a05 = FloatVector.fromArray(SP, sc, at + 5 * hp);
+        FloatVector a15 = FloatVector.fromArray(SP, sc, at + 5 * hp + L);
+        FloatVector a06 = FloatVector.fromArray(SP, sc, at + 6 * hp);
+        FloatVector a16 = FloatVector.fromArray(SP, sc, at + 6 * hp + L);
+        FloatVector a07 = FloatVector.fromArray(SP, sc, at + 7 * hp);
+        FloatVector a17 = FloatVector.fromArray(SP, sc, at + 7 * hp + L);
+        for (int e = e0; e < e1; e++) {
+            int qo = e * hp;
+            FloatVector q0 = FloatVector.fromArray(SP, qt, qo);
+            FloatVector q1 = FloatVector.fromArray(SP, qt, qo + L);
+            int ko = o0 + e;
+            FloatVector x = FloatVector.broadcast(SP, kt[ko]);
+            a00 = q0.fma(x, a00);
+            a10 = q1.fma(x, a10);
+            x = FloatVector.broadcast(SP, kt[ko + d]);
+            a01 = q0.fma(x, a01);
+            a11 = q1.fma(x, a11);
+            x = FloatVector.broadcast(SP, kt[ko + 2 * d]);
+            a02 = q0.fma(x, a02);
+            a12 = q1.fma(x, a12);
+            x = FloatVector.broadcast(SP, kt[ko + 3 * d]);
+            a03 = q0.fma(x, a03);
+            a13 = q1.fma(x, a13);
+            x = FloatVector.broadcast(SP, kt[ko + 4 * d]);
+            a04 = q0.fma(x, a04);
+            a14 = q1.fma(x, a14);
+            x = FloatVector.broadcast(SP, kt[ko + 5 * d]);
+            a05 = q0.fma(x, a05);
+            a15 = q1.fma(x, a15);
+            x = FloatVector.broadcast(SP, kt[ko + 6 * d]);
+            a06 = q0.fma(x, a06);
+            a16 = q1.fma(x, a16);
+            x = FloatVector.broadcast(SP, kt[ko + 7 * d]);
+            a07 = q0.fma(x, a07);
+            a17 = q1.fma(x, a17);
+        }
+        a00.intoArray(sc, at);
+        a10.intoArray(sc, at + L);
+        a01.intoArray(sc, at + hp);
+        a11.intoArray(sc, at + hp + L);
+        a02.intoArray(sc, at + 2 * hp);
+        a12.intoArray(sc, at + 2 * hp + L);
+        a03.intoArray(sc, at + 3 * hp);
+        a13.intoArray(sc, at + 3 * hp + L);
+        a04.intoArray(sc, at + 4 * hp);
+        a14.intoArray(sc, at + 4 * hp + L);
+        a05.intoArray(sc, at + 5 * hp);
+        a15.intoArray(sc, at + 5 * hp + L);
+        a06.intoArray(sc, at + 6 * hp);
+        a16.intoArray(sc, at + 6 * hp + L);
+        a07.intoArray(sc, at + 7 * hp);
+        a17.intoArray(sc, at + 7 * hp + L);
+    }
+
+    private static void qk1x1(float[] qt, int hp, int qb, float[] kt, int o0, int e0, int e1, float[] sc, int at) {
+        FloatVector a = FloatVector.fromArray(SP, sc, at);
+        for (int e = e0; e < e1; e++) {
+            a = FloatVector.fromArray(SP, qt, e * hp + qb).fma(FloatVector.broadcast(SP, kt[o0 + e]), a);
+        }
+        a.intoArray(sc, at);
+    }
+
+    /**
+     * Online softmax of one tile, lanes over heads: leaves {@code p} in {@code s.s}, the new running max and sum in
+     * {@code s.m}, {@code s.l}, and {@code alpha} per head. The exponentials of the tile run in {@link #expHeads},
+     * whose vectors never cross a call (a vector passed to or returned from a method C2 does not inline is boxed).
+     */
+    private static void softmaxHeads(Scratch s, int tn, int hp, int nv) {
+        float[] sc = s.s;
+        for (int v = 0; v < nv; v++) {
+            int lane = v * L;
+            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
+            for (int i = 0; i < tn; i++) {
+                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
+            }
+            m.max(tileMax).intoArray(s.mNew, 0);
+            for (int j = 0; j < L; j++) {
+                float mNew = s.mNew[j];
+                float alpha = mNew == NEG_INF ? 0f : LaneMath.exp(s.m[lane + j] - mNew);
+                s.alpha[lane + j] = alpha;
+                s.l[lane + j] = s.l[lane + j] * alpha;
+                s.m[lane + j] = mNew;
+            }
+            expHeads(sc, lane, hp, tn, s.m, s.l);
+        }
+    }
+
+    /**
+     * For the head vector at {@code lane}: {@code sc[i * hp + lane..] = exp(sc[..] - m)} (0 where {@code m} is -inf)
+     * for every ordinal of the tile, and {@code l += p} in ordinal order.
+     */
+    static void expHeads(float[] sc, int lane, int hp, int tn, float[] m, float[] l) {
+        FloatVector mNew = FloatVector.fromArray(SP, m, lane);
+        VectorMask<Float> dead = mNew.eq(NEG_INF);
+        FloatVector sum = FloatVector.fromArray(SP, l, lane);
+        for (int i = 0; i < tn; i++) {
+            int at = i * hp + lane;
+            FloatVector x = FloatVector.fromArray(SP, sc, at).sub(mNew);
+            // LaneMath.exp, lane for lane (kept in this loop on purpose: see softmaxHeads).
+            FloatVector t = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND);
+            FloatVector n = t.sub(LaneMath.ROUND);
+            FloatVector r = n.fma(MINUS_LN2_HI, x);
+            r = n.fma(MINUS_LN2_LO, r);
+            FloatVector y = P0.fma(r, P1);
+            y = y.fma(r, P2);
+            y = y.fma(r, P3);
+            y = y.fma(r, P4);
+            y = y.fma(r, P5);
+            y = y.fma(r.mul(r), r);
+            y = y.add(1f);
+            // 2^n: t holds rint(x log2 e) in its low mantissa bits (t = ROUND + n), so its bits minus ROUND's are n.
+            IntVector e = t.reinterpretAsInts().sub(ROUND_BITS).add(127).lanewise(VectorOperators.LSHL, 23);
+            FloatVector p = y.mul(e.reinterpretAsFloats()).blend(0f, x.lt(LaneMath.EXP_LO).or(dead));
+            p.intoArray(sc, at);
+            sum = sum.add(p);
+        }
+        sum.intoArray(l, lane);
+    }
+
+    /** {@code sc[at + i] = exp(sc[at + i] - m)} for {@code i < tn} rounded up to whole vectors; {@code m} finite. */
+    static void expRow(float[] sc, int at, int tn, float m) {
+        FloatVector mv = FloatVector.broadcast(SP, m);
+        for (int i = 0; i < tn; i += L) {
+            FloatVector x = FloatVector.fromArray(SP, sc, at + i).sub(mv);
+            // LaneMath.exp, lane for lane (the same code as expHeads).
+            FloatVector t = x.mul(LaneMath.LOG2E).add(LaneMath.ROUND);
+            FloatVector n = t.sub(LaneMath.ROUND);
+            FloatVector r = n.fma(MINUS_LN2_HI, x);
+            r = n.fma(MINUS_LN2_LO, r);
+            FloatVector y = P0.fma(r, P1);
+            y = y.fma(r, P2);
+            y = y.fma(r, P3);
+            y = y.fma(r, P4);
+            y = y.fma(r, P5);
+            y = y.fma(r.mul(r), r);
+            y = y.add(1f);
+            IntVector e = t.reinterpretAsInts().sub(ROUND_BITS).add(127).lanewise(VectorOperators.LSHL, 23);
+            y.mul(e.reinterpretAsFloats()).blend(0f, x.lt(LaneMath.EXP_LO)).intoArray(sc, at + i);
+        }
+    }
+
+    // ---- keys in lanes --------------------------------------------------------------------------------------------
+
+    /**
+     * Packs batch entry {@code b} once per call (GEMM-style packing, read by every query row of the entry):
+     * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * D + e] = V[b,
+     * column c, e]}.
+     */
+    private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp) {
+        int d = c.headDim();
+        for (int col = 0; col < c.columns(); col++) {
+            MemorySegment seg = c.keys().data(col);
+            long off = c.keys().byteOffset(b, col);
+            for (int e = 0; e < d; e++) {
+                kt[e * nP + col] = seg.get(F, off + 4L * e);
+            }
+            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * d, d);
+        }
+    }
+
+    private static void keysInLanes(UnionCall c, int b, int r, int h0, int h1, float[] kt, int nP, float[] vp,
+            Scratch s) {
+        Admission.Row row = s.row;
+        c.admission().fill(b, h0, r, row);
+        int hc = h1 - h0;
+        int stride = TILE + L;
+        s.s = grow(s.s, hc * stride);
+        s.lanes(hc);
+        for (int j = 0; j < hc; j++) {
+            s.m[j] = c.sink()[h0 + j];
+            s.l[j] = 0f;
+        }
+        for (int t0 = 0; t0 < row.count; t0 += TILE) {
+            int tn = Math.min(TILE, row.count - t0);
+            for (int i = 0; i < tn; i++) {
+                s.vRow[i] = row.cols[t0 + i] * c.headDim();
+            }
+            int j = 0;
+            for (; j + 4 <= hc; j += 4) {
+                scoresKeys4(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride, stride);
+            }
+            for (; j < hc; j++) {
+                scoresKeys1(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride);
+            }
+            scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
+            for (j = 0; j < hc; j++) {
+                softmaxKeys(s, j, j * stride, tn);
+            }
+            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
+        }
+        finish(c, b, r, h0, hc, s.m, s.l);
+    }
+
+    /** Length of the run of consecutive columns at ordinal {@code i}, capped at {@code max}. */
+    private static int run(Admission.Row row, int i, int max) {
+        int col = row.cols[i];
+        int n = 1;
+        while (n < max && row.cols[i + n] == col + n) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Scores of 4 heads over one tile: 4 heads x 4 key vectors per register block where 64 columns run on. */
+    private static void scoresKeys4(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+            int nP, float[] out, int at, int stride) {
+        int d = c.headDim();
+        MemorySegment q = c.q();
+        long q0 = c.qByteOffset(b, h, r);
+        long q1 = c.qByteOffset(b, h + 1, r);
+        long q2 = c.qByteOffset(b, h + 2, r);
+        long q3 = c.qByteOffset(b, h + 3, r);
+        int i = 0;
+        while (i < tn) {
+            int col = row.cols[t0 + i];
+            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
+                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
+                FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
+                FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
+                for (int e = 0; e < d; e++) {
+                    int ko = e * nP + col;
+                    FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+                    FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
+                    FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
+                    FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
+                    long eo = 4L * e;
+                    FloatVector x0 = FloatVector.broadcast(SP, q.get(F, q0 + eo));
+                    FloatVector x1 = FloatVector.broadcast(SP, q.get(F, q1 + eo));
+                    FloatVector x2 = FloatVector.broadcast(SP, q.get(F, q2 + eo));
+                    FloatVector x3 = FloatVector.broadcast(SP, q.get(F, q3 + eo));
+                    a00 = x0.fma(k0, a00);
+                    a01 = x0.fma(k1, a01);
+                    a02 = x0.fma(k2, a02);
+                    a03 = x0.fma(k3, a03);
+                    a10 = x1.fma(k0, a10);
+                    a11 = x1.fma(k1, a11);
+                    a12 = x1.fma(k2, a12);
+                    a13 = x1.fma(k3, a13);
+                    a20 = x2.fma(k0, a20);
+                    a21 = x2.fma(k1, a21);
+                    a22 = x2.fma(k2, a22);
+                    a23 = x2.fma(k3, a23);
+                    a30 = x3.fma(k0, a30);
+                    a31 = x3.fma(k1, a31);
+                    a32 = x3.fma(k2, a32);
+                    a33 = x3.fma(k3, a33);
+                }
+                int o = at + i;
+                a00.intoArray(out, o);
+                a01.intoArray(out, o + L);
+                a02.intoArray(out, o + 2 * L);
+                a03.intoArray(out, o + 3 * L);
+                o += stride;
+                a10.intoArray(out, o);
+                a11.intoArray(out, o + L);
+                a12.intoArray(out, o + 2 * L);
+                a13.intoArray(out, o + 3 * L);
+                o += stride;
+                a20.intoArray(out, o);
+                a21.intoArray(out, o + L);
+                a22.intoArray(out, o + 2 * L);
+                a23.intoArray(out, o + 3 * L);
+                o += stride;
+                a30.intoArray(out, o);
+                a31.intoArray(out, o + L);
+                a32.intoArray(out, o + 2 * L);
+                a33.intoArray(out, o + 3 * L);
+                i += 4 * L;
+            } else {
+                // One vector of columns; past the end of a run its lanes are rewritten by the next chunk (or lie
+                // beyond the tile), so only the run's lanes count.
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                for (int e = 0; e < d; e++) {
+                    FloatVector k0 = FloatVector.fromArray(SP, kt, e * nP + col);
+                    long eo = 4L * e;
+                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + eo)).fma(k0, a0);
+                    a1 = FloatVector.broadcast(SP, q.get(F, q1 + eo)).fma(k0, a1);
+                    a2 = FloatVector.broadcast(SP, q.get(F, q2 + eo)).fma(k0, a2);
+                    a3 = FloatVector.broadcast(SP, q.get(F, q3 + eo)).fma(k0, a3);
+                }
+                a0.intoArray(out, at + i);
+                a1.intoArray(out, at + stride + i);
+                a2.intoArray(out, at + 2 * stride + i);
+                a3.intoArray(out, at + 3 * stride + i);
+                i += run(row, t0 + i, Math.min(L, tn - i));
+            }
+        }
+    }
+
+    private static void scoresKeys1(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+            int nP, float[] out, int at) {
+        int d = c.headDim();
+        MemorySegment q = c.q();
+        long q0 = c.qByteOffset(b, h, r);
+        int i = 0;
+        while (i < tn) {
+            int col = row.cols[t0 + i];
+            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
+                for (int e = 0; e < d; e++) {
+                    int ko = e * nP + col;
+                    FloatVector x = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e));
+                    a0 = x.fma(FloatVector.fromArray(SP, kt, ko), a0);
+                    a1 = x.fma(FloatVector.fromArray(SP, kt, ko + L), a1);
+                    a2 = x.fma(FloatVector.fromArray(SP, kt, ko + 2 * L), a2);
+                    a3 = x.fma(FloatVector.fromArray(SP, kt, ko + 3 * L), a3);
+                }
+                a0.intoArray(out, at + i);
+                a1.intoArray(out, at + i + L);
+                a2.intoArray(out, at + i + 2 * L);
+                a3.intoArray(out, at + i + 3 * L);
+                i += 4 * L;
+            } else {
+                FloatVector a0 = FloatVector.zero(SP);
+                for (int e = 0; e < d; e++) {
+                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e)).fma(FloatVector.fromArray(SP, kt, e * nP + col),
+                            a0);
+                }
+                a0.intoArray(out, at + i);
+                i += run(row, t0 + i, Math.min(L, tn - i));
+            }
+        }
+    }
+
+    /** {@code S[j][i] = S[j][i] * scale (+ bias_i)} for every head row of a keys-in-lanes tile. */
+    private static void scaleKeys(float[] sc, int hc, int stride, int tn, float scale, Admission.Row row, int t0) {
+        FloatVector sv = FloatVector.broadcast(SP, scale);
+        for (int j = 0; j < hc; j++) {
+            int at = j * stride;
+            for (int i = 0; i < tn; i += L) {
+                FloatVector x = FloatVector.fromArray(SP, sc, at + i).mul(sv);
+                if (row.biased) {
+                    x = x.add(FloatVector.fromArray(SP, row.bias, t0 + i));
+                }
+                x.intoArray(sc, at + i);
+            }
+        }
+    }
+
+    /** Online softmax of one tile of head {@code j}, lanes over keys; the sum runs in ordinal order. */
+    private static void softmaxKeys(Scratch s, int j, int at, int tn) {
+        float[] sc = s.s;
+        float tileMax = NEG_INF;
+        for (int i = 0; i < tn; i++) {
+            tileMax = Math.max(tileMax, sc[at + i]);
+        }
+        float m = s.m[j];
+        float mNew = Math.max(m, tileMax);
+        float l;
+        float alpha;
+        if (mNew == NEG_INF) {
+            alpha = 0f;
+            l = s.l[j] * alpha;
+            Arrays.fill(sc, at, at + tn, 0f);
+        } else {
+            alpha = LaneMath.exp(m - mNew);
+            l = s.l[j] * alpha;
+            expRow(sc, at, tn, mNew);
+            for (int i = 0; i < tn; i++) {
+                l = l + sc[at + i];
+            }
+        }
+        s.m[j] = mNew;
+        s.l[j] = l;
+        s.alpha[j] = alpha;
+    }
+
+    // ---- shared: PV, the final division, exp ------------------------------------------------------------------------
+
+    /**
+     * {@code out[row h] = out[row h] * alpha_h}, then {@code += p(h, i) * v_i} for every ordinal of the tile in order,
+     * lanes over D, {@code p(h0 + j, i) = p[j * pH + i * pI]}, {@code v_i[e] = vt[vRow[i] + e]}. Register blocks of
+     * 4 heads x 4 vectors; the D blocks are the outer loop, so a block's slice of the tile's V rows stays in L1 while
+     * every head block passes over it.
+     */
+    private static void pv(UnionCall c, int b, int r, int h0, int hc, float[] p, int pH, int pI, int tn,
+            float[] alpha, float[] vt, int[] vRow) {
+        int d = c.headDim();
+        float[] out = c.out();
+        int e = 0;
+        for (; e + 4 * L <= d; e += 4 * L) {
+            int j = 0;
+            for (; j + 4 <= hc; j += 4) {
+                pv4x4(out, c.outOffset(b, h0 + j, r), c.outOffset(b, h0 + j + 1, r), c.outOffset(b, h0 + j + 2, r),
+                        c.outOffset(b, h0 + j + 3, r), e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
+            }
+            for (; j < hc; j++) {
+                pv1x4(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
+            }
+        }
+        for (; e + L <= d; e += L) {
+            for (int j = 0; j < hc; j++) {
+                pv1x1(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
+            }
+        }
+        for (; e < d; e++) {
+            for (int j = 0; j < hc; j++) {
+                int at = c.outOffset(b, h0 + j, r) + e;
+                float a = out[at] * alpha[j];
+                for (int i = 0; i < tn; i++) {
+                    a = Math.fma(p[j * pH + i * pI], vt[vRow[i] + e], a);
+                }
+                out[at] = a;
+            }
+        }
+    }
+
+    private static void pv4x4(float[] out, int o0, int o1, int o2, int o3, int e, float[] alpha, int j, float[] p,
+            int p0, int pH, int pI, int tn, float[] vt, int[] vRow) {
+        float al0 = alpha[j];
+        float al1 = alpha[j + 1];
+        float al2 = alpha[j + 2];
+        float al3 = alpha[j + 3];
+        int p1 = p0 + pH;
+        int p2 = p1 + pH;
+        int p3 = p2 + pH;
+        FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+        FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
+        FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
+        FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
+        FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+        FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
+        FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
+        FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
+        FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+        FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
+        FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
+        FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
+        for (int i = 0; i < tn; i++) {
+            int vo = vRow[i] + e;
+            FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
+            FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
+            FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
+            int pi = i * pI;
+            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
+            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
+            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
+            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+            a00 = x0.fma(v0, a00);
+            a01 = x0.fma(v1, a01);
+            a02 = x0.fma(v2, a02);
+            a03 = x0.fma(v3, a03);
+            a10 = x1.fma(v0, a10);
+            a11 = x1.fma(v1, a11);
+            a12 = x1.fma(v2, a12);
+            a13 = x1.fma(v3, a13);
+            a20 = x2.fma(v0, a20);
+            a21 = x2.fma(v1, a21);
+            a22 = x2.fma(v2, a22);
+            a23 = x2.fma(v3, a23);
+            a30 = x3.fma(v0, a30);
+            a31 = x3.fma(v1, a31);
+            a32 = x3.fma(v2, a32);
+            a33 = x3.fma(v3, a33);
+        }
+        a00.intoArray(out, o0 + e);
+        a01.intoArray(out, o0 + e + L);
+        a02.intoArray(out, o0 + e + 2 * L);
+        a03.intoArray(out, o0 + e + 3 * L);
+        a10.intoArray(out, o1 + e);
+        a11.intoArray(out, o1 + e + L);
+        a12.intoArray(out, o1 + e + 2 * L);
+        a13.intoArray(out, o1 + e + 3 * L);
+        a20.intoArray(out, o2 + e);
+        a21.intoArray(out, o2 + e + L);
+        a22.intoArray(out, o2 + e + 2 * L);
+        a23.intoArray(out, o2 + e + 3 * L);
+        a30.intoArray(out, o3 + e);
+        a31.intoArray(out, o3 + e + L);
+        a32.intoArray(out, o3 + e + 2 * L);
+        a33.intoArray(out, o3 + e + 3 * L);
+    }
+
+    private static void pv1x4(float[] out, int o0, int e, float al0, float[] p, int p0, int pI, int tn, float[] vt,
+            int[] vRow) {
+        FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a1 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a2 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a3 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        for (int i = 0; i < tn; i++) {
+            int vo = vRow[i] + e;
+            FloatVector x = FloatVector.broadcast(SP, p[p0 + i * pI]);
+            a0 = x.fma(FloatVector.fromArray(SP, vt, vo), a0);
+            a1 = x.fma(FloatVector.fromArray(SP, vt, vo + L), a1);
+            a2 = x.fma(FloatVector.fromArray(SP, vt, vo + 2 * L), a2);
+            a3 = x.fma(FloatVector.fromArray(SP, vt, vo + 3 * L), a3);
+        }
+        a0.intoArray(out, o0 + e);
+        a1.intoArray(out, o0 + e + L);
+        a2.intoArray(out, o0 + e + 2 * L);
+        a3.intoArray(out, o0 + e + 3 * L);
+    }
+
+    private static void pv1x1(float[] out, int o0, int e, float al0, float[] p, int p0, int pI, int tn, float[] vt,
+            int[] vRow) {
+        FloatVector a0 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        for (int i = 0; i < tn; i++) {
+            a0 = FloatVector.broadcast(SP, p[p0 + i * pI]).fma(FloatVector.fromArray(SP, vt, vRow[i] + e), a0);
+        }
+        a0.intoArray(out, o0 + e);
+    }
+
+    /** {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf. */
+    private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l) {
+        int d = c.headDim();
+        float[] out = c.out();
+        for (int j = 0; j < hc; j++) {
+            int o = c.outOffset(b, h0 + j, r);
+            if (m[j] == NEG_INF) {
+                Arrays.fill(out, o, o + d, 0f);
+                continue;
+            }
+            float denom = l[j] + LaneMath.exp(c.sink()[h0 + j] - m[j]);
+            int e = 0;
+            for (; e + L <= d; e += L) {
+                FloatVector.fromArray(SP, out, o + e).div(denom).intoArray(out, o + e);
+            }
+            for (; e < d; e++) {
+                out[o + e] = out[o + e] / denom;
+            }
+        }
+    }
+
+    private static final FloatVector MINUS_LN2_HI = FloatVector.broadcast(SP, -LaneMath.LN2_HI);
+    private static final FloatVector MINUS_LN2_LO = FloatVector.broadcast(SP, -LaneMath.LN2_LO);
+    private static final FloatVector P0 = FloatVector.broadcast(SP, LaneMath.P0);
+    private static final FloatVector P1 = FloatVector.broadcast(SP, LaneMath.P1);
+    private static final FloatVector P2 = FloatVector.broadcast(SP, LaneMath.P2);
+    private static final FloatVector P3 = FloatVector.broadcast(SP, LaneMath.P3);
+    private static final FloatVector P4 = FloatVector.broadcast(SP, LaneMath.P4);
+    private static final FloatVector P5 = FloatVector.broadcast(SP, LaneMath.P5);
+    private static final int ROUND_BITS = Float.floatToRawIntBits(LaneMath.ROUND);
+
+    /** {@link LaneMath#exp} of every element as the kernel computes it (for the engine test). */
+    static void exp(float[] x, float[] out) {
+        float[] row = Arrays.copyOf(x, x.length + L);
+        expRow(row, 0, x.length, 0f);
+        System.arraycopy(row, 0, out, 0, x.length);
+        // And through the heads-in-lanes loop: one lane group, running max 0, every element one ordinal.
+        int n = (x.length + L - 1) / L * L;
+        float[] heads = Arrays.copyOf(x, n);
+        float[] m = new float[n];
+        float[] l = new float[n];
+        for (int at = 0; at < n; at += L) {
+            expHeads(heads, at, 0, 1, m, l);
+        }
+        for (int i = 0; i < x.length; i++) {
+            if (Float.floatToIntBits(heads[i]) != Float.floatToIntBits(out[i])) {
+                out[i] = Float.NaN; // the two loops disagree: the test reports it
+            }
+        }
+    }
+}
