@@ -16,7 +16,7 @@ import java.util.Optional;
  * each call. A lane that cannot run here says why ({@link #unavailable()}, probed once and cached), and every
  * operation on it throws {@link LaneUnavailableException} with that reason.
  */
-public sealed interface Backend permits Cpu, CudaEmu, MetalEmu, Cuda, Metal {
+public sealed interface Backend permits Cpu, NativeBackend {
 
     /** The lane's name, as evidence lines carry it: {@code cpu}, {@code cuda-emu}, {@code metal-emu}, ... */
     String name();

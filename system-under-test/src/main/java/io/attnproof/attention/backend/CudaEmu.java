@@ -1,74 +1,15 @@
 package io.attnproof.attention.backend;
 
 import io.attnproof.attention.tensor.Device;
-import io.attnproof.attention.tensor.Tensor;
-import java.util.Optional;
 
 /**
  * The CUDA kernel source (native/cuda/sinks_attn.cu) built as host C++ through native/emu/cuda_emu.h and run with
  * emulated blocks and threads, through the Foreign Function \&amp; Memory API. Runs wherever gcc does.
  */
-public final class CudaEmu implements Backend {
+public final class CudaEmu extends NativeBackend {
     static final CudaEmu INSTANCE = new CudaEmu();
 
-    private final NativeLane lane = new NativeLane("cuda-emu", Device.cuda(0), NativeSinks.Dialect.CUDA, () -> EmuRunner.load("cuda-emu", NativeFiles.library(NativeFiles.CUDA_EMU_LIBRARY)));
-
     private CudaEmu() {
-    }
-
-    @Override
-    public String name() {
-        return lane.name();
-    }
-
-    @Override
-    public Device device() {
-        return lane.device();
-    }
-
-    @Override
-    public Optional<String> unavailable() {
-        return lane.unavailable();
-    }
-
-    @Override
-    public Device.Kind dispatchKind(Device device) {
-        return lane.dispatchKind();
-    }
-
-    @Override
-    public Tensor flashAttnSinks(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window) {
-        return lane.sinks().flashAttnSinks(q, k, v, sinks, mask, window);
-    }
-
-    @Override
-    public Tensor sinksAttnVarlen(Tensor q, Tensor k, Tensor v, Tensor sinks, int[] cuSeqlensQ, int[] cuSeqlensK,
-            int window) {
-        return lane.sinks().sinksAttnVarlen(q, k, v, sinks, cuSeqlensQ, cuSeqlensK, window);
-    }
-
-    @Override
-    public Tensor sinksAttnUnfused(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window) {
-        return lane.sinks().sinksAttnUnfused(q, k, v, sinks, mask, window);
-    }
-
-    @Override
-    public Tensor softmaxWithSinks(Tensor logits, Tensor sinks, Tensor mask) {
-        return lane.sinks().softmaxWithSinks(logits, sinks, mask);
-    }
-
-    @Override
-    public float[] attendMasked(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
-        return lane.sinks().attendMasked(q, keys, values, mask, sink);
-    }
-
-    /** The lane's kernel runner (test hooks for deliberately bad launches). */
-    KernelRunner runner() {
-        return lane.runner();
-    }
-
-    @Override
-    public String toString() {
-        return name();
+        super(new NativeLane("cuda-emu", Device.cuda(0), NativeSinks.Dialect.CUDA, () -> EmuRunner.load("cuda-emu", NativeFiles.library(NativeFiles.CUDA_EMU_LIBRARY))));
     }
 }
