@@ -25,8 +25,8 @@ public final class EvidenceValues {
     public record Reading(double value, double limit, boolean passed) {
     }
 
-    /** One evidence line as read back. */
-    public record Line(String claim, String metric, String test, Long seed, Reading reading) {
+    /** One evidence line as read back; {@code kind} is check, control, degeneracy, info or skip. */
+    public record Line(String claim, String kind, String metric, String test, Long seed, Reading reading) {
         String key() {
             return claim + "\u0000" + metric + "\u0000" + test + "\u0000" + seed;
         }
@@ -51,11 +51,18 @@ public final class EvidenceValues {
                     }
                     Map<String, Object> o = Json.parseObject(text);
                     Object seed = o.get("seed");
-                    out.add(new Line(String.valueOf(o.get("claim")), String.valueOf(o.get("metric")),
+                    String kind = String.valueOf(o.get("kind"));
+                    // Info and skip lines carry no verdict; a judged line passes only if its numbers do.
+                    boolean judged = !kind.equals("info") && !kind.equals("skip");
+                    double value = number(o.get("value"));
+                    double limit = judged ? number(o.get("limit")) : Double.NaN;
+                    boolean passed = !judged || (Boolean.TRUE.equals(o.get("passed"))
+                            && o.get("cmp") instanceof String cmp
+                            && io.attnproof.fixtures.evidence.Comparison.ofSymbol(cmp).holds(value, limit));
+                    out.add(new Line(String.valueOf(o.get("claim")), kind, String.valueOf(o.get("metric")),
                             String.valueOf(o.get("test")),
                             seed instanceof Double d ? Long.valueOf(d.longValue()) : null,
-                            new Reading(number(o.get("value")), number(o.get("limit")),
-                                    Boolean.TRUE.equals(o.get("passed")))));
+                            new Reading(value, limit, passed)));
                 }
             }
         } catch (IOException e) {

@@ -45,19 +45,31 @@ public record ClaimRow(String claim, String sentence, String backend, String sta
         return rows;
     }
 
+    /**
+     * INCONSISTENT (a line's own verdict contradicts its numbers: a failure), FAIL (a line's numbers fail), SKIP
+     * (every line a skip), INFO (only informational lines: nothing was checked), else PASS.
+     */
     static String status(List<EvidenceLine> group) {
+        if (group.stream().anyMatch(EvidenceLine::inconsistent)) {
+            return "INCONSISTENT";
+        }
         if (group.stream().anyMatch(l -> !l.passed())) {
             return "FAIL";
         }
-        return group.stream().allMatch(EvidenceLine::isSkip) ? "SKIP" : "PASS";
+        List<EvidenceLine> counted = group.stream().filter(l -> !l.isInfo()).toList();
+        if (counted.isEmpty()) {
+            return "INFO";
+        }
+        return counted.stream().allMatch(EvidenceLine::isSkip) ? "SKIP" : "PASS";
     }
 
     static EvidenceLine worst(List<EvidenceLine> group) {
         List<EvidenceLine> failing = group.stream().filter(l -> !l.passed()).toList();
         List<EvidenceLine> candidates = !failing.isEmpty() ? failing
-                : group.stream().filter(l -> !l.isSkip() && !l.isDegeneracy()).toList();
+                : group.stream().filter(l -> !l.isSkip() && !l.isDegeneracy() && !l.isInfo()).toList();
         if (candidates.isEmpty()) {
-            return group.stream().filter(l -> !l.isSkip()).findFirst().orElse(group.getFirst());
+            return group.stream().filter(l -> !l.isSkip() && !l.isInfo()).findFirst()
+                    .orElse(group.stream().filter(l -> !l.isInfo()).findFirst().orElse(group.getFirst()));
         }
         EvidenceLine best = null;
         for (EvidenceLine l : candidates) {

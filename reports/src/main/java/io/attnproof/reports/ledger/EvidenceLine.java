@@ -1,15 +1,21 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.evidence.LineKind;
 import io.attnproof.fixtures.evidence.Worst;
 import java.util.Map;
 
 /**
- * One evidence line (CLAIMS.md "Evidence"): {@code claim, backend, metric, value, limit, passed, seed?, worst?,
- * test, skipped?}, plus where it was read ({@code file:line}).
+ * One evidence line (CLAIMS.md "Evidence"): {@code claim, backend, kind, metric, value, cmp?, limit?, passed?, seed?,
+ * worst?, test, skipped?, run?}, plus where it was read ({@code file:line}). The verdict is recomputed from value,
+ * comparison and limit; the line's own {@code passed} is only compared with it.
+ *
+ * @param recordedPassed the line's {@code passed} field (true for info and skip lines, which have none)
  */
-public record EvidenceLine(String claim, String backend, String metric, double value, double limit, boolean passed,
-        Long seed, Worst worst, String test, String skipped, String source) {
+public record EvidenceLine(String claim, String backend, LineKind kind, String metric, double value, Comparison cmp,
+        double limit, boolean recordedPassed, Long seed, Worst worst, String test, String skipped, String run,
+        String source) {
 
     /**
      * Reads one parsed JSON object.
@@ -19,12 +25,20 @@ public record EvidenceLine(String claim, String backend, String metric, double v
     public static EvidenceLine of(Map<String, Object> json, String source) {
         String claim = text(json, "claim");
         String backend = text(json, "backend");
+        LineKind kind = LineKind.ofKey(text(json, "kind"));
         String metric = text(json, "metric");
         String test = text(json, "test");
         double value = Json.toDouble(required(json, "value"));
-        double limit = Json.toDouble(required(json, "limit"));
-        if (!(json.get("passed") instanceof Boolean passed)) {
-            throw new IllegalArgumentException("\"passed\" = " + json.get("passed") + " must be true or false");
+        Comparison cmp = null;
+        double limit = Double.NaN;
+        boolean passed = true;
+        if (kind.judged()) {
+            cmp = Comparison.ofSymbol(text(json, "cmp"));
+            limit = Json.toDouble(required(json, "limit"));
+            if (!(json.get("passed") instanceof Boolean p)) {
+                throw new IllegalArgumentException("\"passed\" = " + json.get("passed") + " must be true or false");
+            }
+            passed = p;
         }
         Long seed = null;
         if (json.get("seed") instanceof Double d) {
@@ -42,31 +56,62 @@ public record EvidenceLine(String claim, String backend, String metric, double v
         if (skipped != null && !(skipped instanceof String)) {
             throw new IllegalArgumentException("\"skipped\" = " + skipped + " must be a string (the reason)");
         }
-        return new EvidenceLine(claim, backend, metric, value, limit, passed, seed, worst, test, (String) skipped,
-                source);
+        if (kind == LineKind.SKIP && skipped == null) {
+            throw new IllegalArgumentException("\"skipped\" is missing: a skip line names its reason");
+        }
+        Object run = json.get("run");
+        if (run != null && !(run instanceof String r && !r.isBlank())) {
+            throw new IllegalArgumentException("\"run\" = " + run + " must be a non-blank string (the build's run id)");
+        }
+        return new EvidenceLine(claim, backend, kind, metric, value, cmp, limit, passed, seed, worst, test,
+                (String) skipped, (String) run, source);
+    }
+
+    /** The verdict recomputed from value, comparison and limit; info and skip lines have none (true). */
+    public boolean verdict() {
+        return !kind.judged() || cmp.holds(value, limit);
+    }
+
+    /** Whether the line's own {@code passed} disagrees with the verdict its numbers give. */
+    public boolean inconsistent() {
+        return kind.judged() && recordedPassed != verdict();
+    }
+
+    /** Whether the line counts as passed: its numbers pass and it does not contradict them. */
+    public boolean passed() {
+        return verdict() && !inconsistent();
     }
 
     /** Whether this line only records a skipped backend. */
     public boolean isSkip() {
-        return skipped != null;
+        return kind == LineKind.SKIP;
     }
 
-    /** Whether this line records a degeneracy condition ({@code degeneracy:<name>}). */
+    /** Whether this line is informational: shown, never a check. */
+    public boolean isInfo() {
+        return kind == LineKind.INFO;
+    }
+
+    /** Whether this line records a degeneracy condition. */
     public boolean isDegeneracy() {
-        return metric.startsWith("degeneracy:");
+        return kind == LineKind.DEGENERACY;
     }
 
-    /** Whether this line is a negative control ({@code control_gap:<name>}: the value must exceed the limit). */
+    /** Whether this line is a negative control (its value must exceed, or reach, its limit). */
     public boolean isControlGap() {
-        return metric.startsWith("control_gap");
+        return kind == LineKind.CONTROL;
     }
 
-    /** "metric value vs limit", or "skipped: reason". */
+    /** "metric value cmp limit", "metric value (info)", or "skipped: reason". */
     public String describe() {
         if (isSkip()) {
             return "skipped: " + skipped;
         }
-        return metric + " " + Fmt.num(value) + " vs " + Fmt.num(limit);
+        if (!kind.judged()) {
+            return metric + " " + Fmt.num(value) + " (info)";
+        }
+        return metric + " " + Fmt.num(value) + " " + (verdict() ? "" : "not ") + cmp.symbol() + " " + Fmt.num(limit)
+                + (inconsistent() ? " (INCONSISTENT: the line says passed = " + recordedPassed + ")" : "");
     }
 
     private static Object required(Map<String, Object> json, String key) {

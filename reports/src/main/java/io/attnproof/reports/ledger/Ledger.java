@@ -15,7 +15,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,6 +27,7 @@ import java.util.Set;
  * {@code system-under-test/target/pit-reports/mutations.xml}; the R8 series; and the pictures.
  */
 public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, List<EvidenceLine> lines,
+        List<EvidenceLine> stale, Map<Path, String> runs,
         List<ClaimRow> rows, List<String> missing, List<String> problems, MutantReport mutants, String mutantsNote,
         PitReport pit, String pitNote, R8Series r8, String r8Note, List<Pictures.Picture> pictures) {
 
@@ -37,23 +40,47 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
 
     /** Reads everything under {@code root} (plus {@code extraEvidenceDirs}) and renders the pictures. */
     public static Ledger build(Path root, List<Path> extraEvidenceDirs) {
-        Set<Path> dirs = new LinkedHashSet<>(evidenceDirs(root));
+        List<Path> own = evidenceDirs(root);
+        Set<Path> dirs = new LinkedHashSet<>(own);
         for (Path extra : extraEvidenceDirs) {
             dirs.add(extra);
         }
         List<String> problems = new ArrayList<>();
         List<EvidenceLine> lines = new ArrayList<>();
+        List<EvidenceLine> stale = new ArrayList<>();
+        Map<Path, String> runs = new LinkedHashMap<>();
         Path r8File = null;
-        for (Path dir : dirs) {
-            if (!Files.isDirectory(dir)) {
-                problems.add(dir + ": not a directory");
-                continue;
+        // The repository's own module directories are one build; each extra directory is a build of its own.
+        List<List<Path>> groups = new ArrayList<>();
+        groups.add(own);
+        for (Path extra : dirs) {
+            if (!own.contains(extra)) {
+                groups.add(List.of(extra));
             }
-            for (Path file : list(dir, "*.jsonl")) {
-                readLines(file, lines, problems);
+        }
+        for (List<Path> group : groups) {
+            List<EvidenceLine> read = new ArrayList<>();
+            for (Path dir : group) {
+                if (!Files.isDirectory(dir)) {
+                    problems.add(dir + ": not a directory");
+                    continue;
+                }
+                for (Path file : list(dir, "*.jsonl")) {
+                    readLines(file, read, problems);
+                }
             }
-            if (r8File == null && Files.isRegularFile(dir.resolve(R8_CSV))) {
-                r8File = dir.resolve(R8_CSV);
+            // Only the latest run counts; older lines (a removed test, a -Dtest run) are stale, never PASS.
+            String latest = read.stream().map(EvidenceLine::run).filter(r -> r != null)
+                    .max(Comparator.naturalOrder()).orElse(null);
+            for (EvidenceLine line : read) {
+                (latest != null && latest.equals(line.run()) ? lines : stale).add(line);
+            }
+            for (Path dir : group) {
+                runs.put(dir, latest == null ? "none" : latest);
+                if (r8File == null && latest != null && Files.isRegularFile(dir.resolve(R8_CSV))
+                        && read.stream().anyMatch(l -> latest.equals(l.run()) && l.source().startsWith(dir.toString()))) {
+                    r8File = dir.resolve(R8_CSV);
+                }
             }
         }
         List<ClaimRow> rows = ClaimRow.of(lines);
@@ -114,7 +141,8 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
         pictures.addAll(Pictures.errorHistograms(lines));
         String now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
                 .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-        return new Ledger(now, root, List.copyOf(dirs), List.copyOf(lines), List.copyOf(rows), List.copyOf(missing),
+        return new Ledger(now, root, List.copyOf(dirs), List.copyOf(lines), List.copyOf(stale),
+                java.util.Collections.unmodifiableMap(runs), List.copyOf(rows), List.copyOf(missing),
                 List.copyOf(problems), mutants, mutantsNote, pit, pitNote, r8, r8Note, List.copyOf(pictures));
     }
 
@@ -160,7 +188,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             if (text.get(i).isBlank()) {
                 continue;
             }
-            String source = file.getFileName() + ":" + (i + 1);
+            String source = file + ":" + (i + 1);
             try {
                 lines.add(EvidenceLine.of(Json.parseObject(text.get(i)), source));
             } catch (IllegalArgumentException e) {
@@ -182,7 +210,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             return "no evidence found under " + (evidenceDirs.isEmpty() ? root + "/*/target/evidence" : evidenceDirs)
                     + (problems.isEmpty() ? "" : " (" + problems.size() + " unreadable)");
         }
-        long fail = count("FAIL");
+        long fail = count("FAIL") + count("INCONSISTENT");
         long pass = count("PASS");
         long skip = count("SKIP");
         StringBuilder s = new StringBuilder().append(rows.size()).append(" claims × backends: ");
@@ -193,13 +221,17 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             }
         } else {
             s.append(fail).append(" FAIL (");
-            s.append(String.join(", ", rows.stream().filter(r -> r.status().equals("FAIL"))
+            s.append(String.join(", ", rows.stream().filter(r -> !r.status().equals("PASS") && !r.status().equals("SKIP")
+                            && !r.status().equals("INFO"))
                     .map(r -> r.claim() + " " + r.backend()).toList()));
             s.append("), ").append(pass).append(" PASS, ").append(skip).append(" SKIP");
         }
         s.append("; ").append(lines.size()).append(" evidence lines");
         if (!problems.isEmpty()) {
             s.append(", ").append(problems.size()).append(" unreadable");
+        }
+        if (!stale.isEmpty()) {
+            s.append(", ").append(stale.size()).append(" stale (older runs, not counted)");
         }
         if (!missing.isEmpty()) {
             s.append("; no evidence yet: ").append(String.join(", ", missing));
@@ -212,6 +244,6 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
         if (lines.isEmpty()) {
             return 2;
         }
-        return count("FAIL") > 0 || !problems.isEmpty() ? 1 : 0;
+        return count("FAIL") > 0 || count("INCONSISTENT") > 0 || !problems.isEmpty() ? 1 : 0;
     }
 }

@@ -27,9 +27,9 @@ public record Margin(Kind kind, double factor) implements Comparable<Margin> {
     public static final Margin NONE = new Margin(Kind.NONE, Double.NaN);
     public static final Margin EXACT = new Margin(Kind.EXACT, Double.NaN);
 
-    /** The margin of {@code line} by the rule above. */
+    /** The margin of {@code line} by the rule above, read from its comparison. */
     public static Margin of(EvidenceLine line) {
-        if (line.isSkip() || line.isDegeneracy()) {
+        if (line.isSkip() || line.isDegeneracy() || line.isInfo()) {
             return NONE;
         }
         double value = line.value();
@@ -37,24 +37,17 @@ public record Margin(Kind kind, double factor) implements Comparable<Margin> {
         if (Double.isNaN(value) || Double.isNaN(limit)) {
             return factor(Double.NaN);
         }
-        if (line.isControlGap()) {
-            if (limit > 0 && !Double.isInfinite(limit)) {
-                return factor(value / limit);
-            }
-            return factor(line.passed() ? Double.POSITIVE_INFINITY : 0.0);
-        }
-        if (limit == 0 || (line.passed() && value == limit)) {
+        if (line.cmp() == io.attnproof.fixtures.evidence.Comparison.EQ || limit == 0) {
             return line.passed() ? EXACT : factor(0.0);
         }
         if (limit < 0 || value < 0 || Double.isInfinite(limit) || Double.isInfinite(value)) {
             return line.passed() ? EXACT : factor(0.0);
         }
-        if (value == 0) {
-            return factor(line.passed() ? Double.POSITIVE_INFINITY : 0.0);
+        boolean upper = line.cmp() == io.attnproof.fixtures.evidence.Comparison.LE;
+        if (upper) {
+            return factor(value == 0 ? Double.POSITIVE_INFINITY : limit / value);
         }
-        double up = limit / value;   // upper-bound reading
-        double down = value / limit; // lower-bound reading
-        return factor(line.passed() ? Math.max(up, down) : Math.min(up, down));
+        return factor(value / limit);
     }
 
     private static Margin factor(double f) {

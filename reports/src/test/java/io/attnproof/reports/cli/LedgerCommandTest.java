@@ -27,7 +27,7 @@ class LedgerCommandTest {
         assertTrue(cli.out().contains("\nmutants: 3 of 6 killed"), cli.toString());
         assertTrue(cli.out().contains("\nPIT: not run"), cli.toString());
         assertTrue(cli.out().contains("  FAIL R1 cpu RaggedCohortTest#eachRowEqualsItselfAlone: max_abs_err 3.00e-05"
-                + " vs 1.89e-06 seed 1001 at (b=2, h=3, r=1, c=9)"), cli.toString());
+                + " not <= 1.89e-06 seed 1001 at (b=2, h=3, r=1, c=9)"), cli.toString());
         assertTrue(Files.isRegularFile(out.resolve("index.html")));
         assertTrue(Files.isRegularFile(out.resolve("ledger.md")));
         assertTrue(Files.isRegularFile(out.resolve("ledger.json")));
@@ -38,8 +38,8 @@ class LedgerCommandTest {
         Path root = Files.createDirectories(dir.resolve("repo"));
         Path extra = Files.createDirectories(dir.resolve("elsewhere"));
         Files.writeString(extra.resolve("X.jsonl"),
-                "{\"claim\":\"X1\",\"backend\":\"cuda\",\"metric\":\"max_abs_err\",\"value\":1e-7,\"limit\":1e-6,"
-                        + "\"passed\":true,\"test\":\"X#x\"}\n");
+                "{\"claim\":\"X1\",\"backend\":\"cuda\",\"kind\":\"check\",\"metric\":\"max_abs_err\",\"value\":1e-7,"
+                        + "\"cmp\":\"<=\",\"limit\":1e-6,\"passed\":true,\"test\":\"X#x\",\"run\":\"1\"}\n");
         Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--evidence", extra.toString());
         assertEquals(0, cli.exit(), cli.toString());
         assertTrue(cli.out().contains("1 claims × backends: all pass; 1 evidence lines; no evidence yet: U1"),

@@ -83,7 +83,7 @@ class LedgerTest {
         assertEquals(Margin.Kind.NONE, margin("degeneracy:x", 1, 1, true).kind());
         assertTrue(Double.isNaN(margin("max_abs_err", Double.NaN, 1, false).factor()));
         // Ordering for the row's line: finite factors (NaN first), then exact checks, then infinite factors.
-        List<Margin> sorted = new java.util.ArrayList<>(List.of(Margin.NONE, margin("control_gap:x", 1, 0, true),
+        List<Margin> sorted = new java.util.ArrayList<>(List.of(Margin.NONE, margin("max_abs_err", 0, 1, true),
                 Margin.EXACT, margin("max_abs_err", 1, 3, true), margin("max_abs_err", Double.NaN, 1, false)));
         java.util.Collections.sort(sorted);
         assertEquals(List.of("NaN", "3.00×", "exact", "∞", ""), sorted.stream().map(Margin::text).toList());
@@ -92,7 +92,16 @@ class LedgerTest {
     }
 
     private static Margin margin(String metric, double value, double limit, boolean passed) {
-        return Margin.of(new EvidenceLine("U5", "cpu", metric, value, limit, passed, null, null, "T#t", null, "x:1"));
+        io.attnproof.fixtures.evidence.LineKind kind = metric.startsWith("degeneracy:")
+                ? io.attnproof.fixtures.evidence.LineKind.DEGENERACY : metric.startsWith("control_gap")
+                ? io.attnproof.fixtures.evidence.LineKind.CONTROL : io.attnproof.fixtures.evidence.LineKind.CHECK;
+        io.attnproof.fixtures.evidence.Comparison cmp = kind == io.attnproof.fixtures.evidence.LineKind.CONTROL
+                ? io.attnproof.fixtures.evidence.Comparison.GT : metric.equals("lookups")
+                ? io.attnproof.fixtures.evidence.Comparison.GE : limit == value && limit != 0 || metric.startsWith("degeneracy")
+                ? io.attnproof.fixtures.evidence.Comparison.EQ : limit == 0
+                ? io.attnproof.fixtures.evidence.Comparison.EQ : io.attnproof.fixtures.evidence.Comparison.LE;
+        return Margin.of(new EvidenceLine("U5", "cpu", kind, metric, value, cmp, limit, passed, null, null, "T#t", null,
+                "R", "x:1"));
     }
 
     @Test
@@ -102,11 +111,11 @@ class LedgerTest {
         assertTrue(html.contains("<table id=\"claims\">"), html);
         assertTrue(html.contains("<tr class=\"FAIL\" data-claim=\"R1\" data-backend=\"cpu\">"), html);
         assertTrue(html.contains("<td class=\"status\">SKIP</td>"), html);
-        assertTrue(html.contains("max_abs_err 3.75e-06 vs 7.89e-06</td><td class=\"num\">2.10×</td><td class=\"num\">"
+        assertTrue(html.contains("max_abs_err 3.75e-06 &lt;= 7.89e-06</td><td class=\"num\">2.10×</td><td class=\"num\">"
                 + "5894</td><td class=\"worst\">(b=0, h=0, r=62, c=8)</td>"), html);
         assertTrue(html.contains(Fmt.html(ClaimId.R1.sentence())), html);
         assertTrue(html.contains("<b>X1</b>: " + Fmt.html(ClaimId.X1.sentence())), html);
-        assertTrue(html.contains("R1 cpu RaggedCohortTest#eachRowEqualsItselfAlone: max_abs_err 3.00e-05 vs 1.89e-06"
+        assertTrue(html.contains("R1 cpu RaggedCohortTest#eachRowEqualsItselfAlone: max_abs_err 3.00e-05 not &lt;= 1.89e-06"
                 + " seed 1001 at (b=2, h=3, r=1, c=9)"), html);
         assertTrue(html.contains("<table id=\"mutants\">"), html);
         assertTrue(html.contains("<tr class=\"survived\"><td>memo-key-drops-window</td>"), html);
@@ -159,7 +168,7 @@ class LedgerTest {
         LedgerWriter.Written w = render(true, true);
         String md = Files.readString(w.markdown());
         assertTrue(md.contains("- **8 claims × backends: 1 FAIL (R1 cpu), 6 PASS, 1 SKIP;"), md);
-        assertTrue(md.contains("| U5 | cpu | PASS | 4 | max_abs_err 3.75e-06 vs 7.89e-06 | 2.10× | 5894 |"
+        assertTrue(md.contains("| U5 | cpu | PASS | 4 | max_abs_err 3.75e-06 <= 7.89e-06 | 2.10× | 5894 |"
                 + " (b=0, h=0, r=62, c=8) | UnionOracleTest#matches |"), md);
         assertTrue(md.contains("| R1 | cpu | **FAIL** | 3 |"), md);
         assertTrue(md.contains("| sink-in-numerator | killed | U8, U5 |"), md);
@@ -216,7 +225,7 @@ class LedgerTest {
         Path root = Files.createDirectories(dir.resolve("empty-root"));
         Ledger l = Ledger.build(root, List.of(extra));
         assertEquals(2, l.problems().size(), l.problems().toString());
-        assertTrue(l.problems().get(0).contains("Broken.jsonl:1: malformed evidence: \"metric\""), l.problems().toString());
+        assertTrue(l.problems().get(0).contains("Broken.jsonl:1: malformed evidence: \"kind\""), l.problems().toString());
         assertEquals(2, l.exitStatus());   // nothing readable at all
         Ledger none = Ledger.build(root, List.of());
         assertEquals(2, none.exitStatus());
@@ -228,9 +237,9 @@ class LedgerTest {
     void anAllPassingLedgerSaysSo() throws IOException {
         Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
         Files.writeString(evidence.resolve("A.jsonl"), """
-                {"claim":"U1","backend":"cpu","metric":"cells","value":0.0,"limit":0.0,"passed":true,"test":"A#a"}
-                {"claim":"U2","backend":"cpu","metric":"skipped","value":0.0,"limit":0.0,"passed":true,"skipped":"n/a","test":"A#b"}
-                {"claim":"U2","backend":"cpu","metric":"max_abs_err","value":1.0,"limit":2.0,"passed":true,"test":"A#b"}
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"1"}
+                {"claim":"U2","backend":"cpu","kind":"skip","metric":"skipped","value":0.0,"skipped":"n/a","test":"A#b","run":"1"}
+                {"claim":"U2","backend":"cpu","kind":"check","metric":"max_abs_err","value":1.0,"cmp":"<=","limit":2.0,"passed":true,"test":"A#b","run":"1"}
                 """);
         Ledger l = Ledger.build(dir, List.of());
         assertEquals(0, l.exitStatus());

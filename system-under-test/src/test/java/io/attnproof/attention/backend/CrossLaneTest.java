@@ -113,7 +113,7 @@ class CrossLaneTest {
             if (reason.isEmpty()) {
                 running.add(lane);
             } else if (Lanes.required(lane)) {
-                ev.backend(lane.name()).record("lane_unavailable: " + reason.get(), 1, 0, false, null);
+                Lanes.recordUnavailable(ev.backend(lane.name()), reason.get());
                 missingRequired.add(lane.name() + ": " + reason.get());
             } else {
                 ev.skipped(lane.name(), reason.get());

@@ -470,8 +470,8 @@ abstract class LaneClaims {
             nonFinite += Float.isFinite(x) ? 0 : 1;
         }
         e.check("maskless_call_non_finite_elements", nonFinite, 0, null);
-        e.controlGap("maskless_call_output_mass", Arrays.stream(Tensors.toArray4(ran)[0][0][tq - 1])
-                .map(Math::abs).sum(), 0);
+        e.degeneracy("maskless_call_output_mass", Arrays.stream(Tensors.toArray4(ran)[0][0][tq - 1])
+                .map(Math::abs).sum(), io.attnproof.fixtures.evidence.Comparison.GT, 1e-2, "the maskless call must run");
         // And the dispatch on this lane never hands a mask to the fused arm.
         long fusedWithMask = 0;
         for (int batch = 0; batch <= 3; batch++) {

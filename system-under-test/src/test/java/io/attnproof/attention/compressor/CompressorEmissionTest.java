@@ -47,7 +47,7 @@ class CompressorEmissionTest {
             wrong += before.tc() == b + 1 && last.size() == 1 ? 0 : 1;   // after (b+1)R - 1 it does
         }
         ev.checkBitIdentical("emission_steps_wrong", wrong);
-        ev.controlGap("one_token_early_rule_disagreements", earlyRuleDisagrees, 0);
+        ev.controlAtLeast("one_token_early_rule_disagreements", earlyRuleDisagrees, 1);
     }
 
     @ParameterizedTest(name = "R = {0}")
@@ -74,7 +74,7 @@ class CompressorEmissionTest {
             earlyRuleDisagrees += (t + 1) / ratio == got ? 0 : 1;
         }
         ev.checkBitIdentical("prefill_block_counts_wrong", wrong);
-        ev.controlGap("one_token_early_rule_disagreements", earlyRuleDisagrees, 0);
+        ev.controlAtLeast("one_token_early_rule_disagreements", earlyRuleDisagrees, 1);
         assertEquals(5, Compressor.of(CompressorWeights.seeded(ratio, D, seed)).prefill(all.kv(), all.score()).size());
     }
 }

@@ -67,7 +67,7 @@ class CompressorMatchesOracleTest {
         Diff diff = Diff.of(Tokens.wrap(oracle), Tokens.wrap(actual));
         double naiveErr = Diff.of(Tokens.wrap(oracle), Tokens.wrap(naive)).maxAbs();
         double limit = Tolerance.limit(Precision.F32, naiveErr, diff.oracleMaxAbs());
-        ev.record("naive_same_precision_err", naiveErr, limit, true, null);
+        ev.info("naive_same_precision_err", naiveErr);
         ev.check("blocks_minus_floor_t_over_r", Math.abs(actual.size() - t / ratio), 0, null);
         ev.check("max_abs_err", diff.maxAbs(), limit, diff.worst());
 

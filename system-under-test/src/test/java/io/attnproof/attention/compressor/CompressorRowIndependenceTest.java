@@ -84,8 +84,8 @@ class CompressorRowIndependenceTest {
             List<float[]> own = alone.get(r);
             leaked += Tokens.bitsDiffering(got.subList(0, Math.min(got.size(), own.size())), own);
         }
-        ev.controlGap("row0_tokens_fed_into_other_rows_bits", leaked, 0);
+        ev.controlAtLeast("row0_tokens_fed_into_other_rows_bits", leaked, 1);
         long swappedRows = Tokens.bitsDiffering(batch.get(3), compressor.prefill(rows.get(2).kv(), rows.get(2).score()));
-        ev.controlGap("row3_vs_row2_alone_bits", swappedRows, 0);
+        ev.controlAtLeast("row3_vs_row2_alone_bits", swappedRows, 1);
     }
 }

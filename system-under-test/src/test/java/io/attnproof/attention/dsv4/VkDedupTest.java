@@ -71,8 +71,8 @@ class VkDedupTest {
         // Control: bit comparison has teeth — a V one element off inside the keep span moves the output bits.
         Tensor nudged = k.copy();
         nudged.set(nudged.get(0, 0, tk - 1, 0) + 0.5f, 0, 0, tk - 1, 0);
-        ev.controlGap("bits_with_one_v_element_changed" + label,
-                Diff.bitsDiffering(out[0].toFloatArray(), attend(spec, in, k, nudged).toFloatArray()), 0);
+        ev.controlAtLeast("bits_with_one_v_element_changed" + label,
+                Diff.bitsDiffering(out[0].toFloatArray(), attend(spec, in, k, nudged).toFloatArray()), 1);
     }
 
     @Test
@@ -123,7 +123,7 @@ class VkDedupTest {
         // Through dsv4_attention: the equal-valued copy is materialised at both sites, never counted as aliased.
         FusedVStats.Snapshot delta = counted(() -> attend(spec, in, k, copy));
         ev.check("copies_counted_as_aliased", delta.aliased(), 0, null);
-        ev.controlGap("copy_call_materialized_sites", delta.materialized(), 0);
+        ev.controlAtLeast("copy_call_materialized_sites", delta.materialized(), 1);
         assertSame(k, k.reshape(k.shape()));
         assertNotEquals(k.id(), copy.id());
     }

@@ -135,7 +135,7 @@ class FrontAlignBatchTest {
         ev.check("input_rows_changed", rowsChanged, 0, null);
         ev.check("v_aliasing_wrong", aliasWrong, 0, null);
 
-        ev.controlGap("rows_wrong_with_lead_zero", unpaddedWrong, 0);
+        ev.controlAtLeast("rows_wrong_with_lead_zero", unpaddedWrong, 1);
         ev.check("rows_with_dead_prefix_right_at_lead_zero", unpaddedRows - unpaddedWrong, 0, null);
     }
 
@@ -186,9 +186,9 @@ class FrontAlignBatchTest {
         ev.check("lengths_not_live", lengthsWrong, 0, null);
         ev.checkBitIdentical("bits_roundtrip", bits);
         ev.checkBitIdentical("states_not_identical_after_roundtrip", statesDiffering);
-        ev.controlGap("rows_not_restored_by_batched_width", notRestoredByWidth, 0);
+        ev.controlAtLeast("rows_not_restored_by_batched_width", notRestoredByWidth, 1);
         ev.check("rows_with_dead_prefix_restored_by_batched_width", rowsWithLead - notRestoredByWidth, 0, null);
-        ev.controlGap("dead_prefix_columns_kept_by_batched_width", deadPrefixKept, 0);
+        ev.controlAtLeast("dead_prefix_columns_kept_by_batched_width", deadPrefixKept, 1);
     }
 
     @Test
@@ -238,7 +238,7 @@ class FrontAlignBatchTest {
         for (int i = 0; i < lives.length; i++) {
             notRestored += aligned.cache().row(i).identicalTo(rows.get(i)) ? 0 : 1;
         }
-        ev.controlGap("rows_not_restored_by_batched_width", notRestored, 0);
+        ev.controlAtLeast("rows_not_restored_by_batched_width", notRestored, 1);
         assertEquals(Device.CPU, out.get(0).device());
     }
 }

@@ -91,8 +91,8 @@ class PagedCacheTest {
             // Control: V written from an independent tensor gathers back different.
             Written control = interleaved(seed, dtype, false);
             PagedCache.Gathered g = control.cache().gather(control.a(), control.a().length());
-            ev.controlGap("bits_differing_with_distinct_v_" + dtype,
-                    Diff.bitsDiffering(g.k().toFloatArray(), g.v().toFloatArray()), 0);
+            ev.controlAtLeast("bits_differing_with_distinct_v_" + dtype,
+                    Diff.bitsDiffering(g.k().toFloatArray(), g.v().toFloatArray()), 1);
         }
     }
 
@@ -124,8 +124,8 @@ class PagedCacheTest {
         w.cache().reshapeAndCache(k, k.copy(), slots);
         PagedCache.Gathered fixed = w.cache().gather(w.a(), 3);
         ev.checkBitIdentical("bits_remedy_k_vs_v", Diff.bitsDiffering(fixed.k().toFloatArray(), fixed.v().toFloatArray()));
-        ev.controlGap("bits_changed_by_accepted_copy",
-                Diff.bitsDiffering(before.k().narrow(2, 0, 3).toFloatArray(), fixed.k().toFloatArray()), 0);
+        ev.controlAtLeast("bits_changed_by_accepted_copy",
+                Diff.bitsDiffering(before.k().narrow(2, 0, 3).toFloatArray(), fixed.k().toFloatArray()), 1);
         assertTrue(w.cache().supportsPerSequenceAdvance(), "a block table per request carries its own length");
     }
 }

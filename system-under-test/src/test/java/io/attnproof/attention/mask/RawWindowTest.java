@@ -66,7 +66,7 @@ class RawWindowTest {
         ev.checkBitIdentical("cells_differing_from_oracle", differing);
         if (tk > W) {
             // The upstream make_swa_mask width (W+1 keys) must disagree wherever a row has W keys.
-            ev.controlGap("window_plus_one_cells", offByOneGap, 0);
+            ev.controlAtLeast("window_plus_one_cells", offByOneGap, 1);
         }
     }
 
@@ -97,7 +97,7 @@ class RawWindowTest {
         for (int r = 0; r < spec.tq(); r++) {
             wideWrong += moved[0][0][r] != AdmitRules.rawAdmits(q0 + r, j0, W + 1) ? 1 : 0;
         }
-        ev.controlGap("window_plus_one_rows", wideWrong, 0);
+        ev.controlAtLeast("window_plus_one_rows", wideWrong, 1);
     }
 
     /** SYSTEM.md §4.10: the window reaches the generic SDPA backend on STANDARD layers only. */

@@ -41,13 +41,13 @@ class UnionMaskMemoTest {
         Tensor first = memo.get(BASE);
         long builds = memo.builds();
         Tensor again = memo.get(BASE);
-        ev.record("builds_on_hit", memo.builds() - builds, 0, memo.builds() == builds, null);
+        ev.checkEqual("builds_on_hit", memo.builds() - builds, 0);
         assertSame(first, again, "a hit returns the cached handle");
         assertEquals(builds, memo.builds(), "a hit runs no builder");
         assertEquals(1, memo.hits());
         Tensor other = memo.get(withQ0(BASE, 35));
         ev.check("builds_after_changed_key_minus_one", Math.abs(memo.builds() - builds - 1), 0, null);
-        ev.controlGap("changed_key_gets_another_tensor", first == other ? 0 : 1, 0);
+        ev.controlAtLeast("changed_key_gets_another_tensor", first == other ? 0 : 1, 1);
     }
 
     @Test
@@ -73,8 +73,8 @@ class UnionMaskMemoTest {
             }
         }
         ev.checkBitIdentical("bits_memo_vs_fresh_and_oracle", differing);
-        ev.controlGap("stale_ctx35_mask_served_at_ctx36_cells",
-                Diff.bitsDiffering(memo.get(before).toFloatArray(), UnionMaskMemo.buildValid(after).toFloatArray()), 0);
+        ev.controlAtLeast("stale_ctx35_mask_served_at_ctx36_cells",
+                Diff.bitsDiffering(memo.get(before).toFloatArray(), UnionMaskMemo.buildValid(after).toFloatArray()), 1);
 
         // Through dsv4_attention: decode at ctx 35 then 36 with the memo warm equals a cold memo, bit for bit.
         UnionRun.Spec spec36 = new UnionRun.Spec(2, 2, 1, fx.ctxAfter(), fx.tc(), 8, fx.window(), CompressRatio.CSA, 0,
@@ -120,8 +120,9 @@ class UnionMaskMemoTest {
             }
         }
         ev.checkBitIdentical("key_fields_ignored", servedStale);
-        ev.record("key_fields_tested", oneFieldChanged.size(), 9, oneFieldChanged.size() == 9, null);
-        assertEquals(9, oneFieldChanged.size(), "one change per key field");
+        // One change per field of the key record: a field added to the key without a change here fails.
+        ev.checkEqual("key_fields_tested_vs_key_record_components", oneFieldChanged.size(),
+                UnionMaskKey.class.getRecordComponents().length);
     }
 
     @Test
@@ -180,7 +181,7 @@ class UnionMaskMemoTest {
         ev.check("memo_builds_for_a_ragged_cohort", memo.builds(), 0, null);
         ev.check("memo_entries_after_a_ragged_cohort", memo.keys().size(), 0, null);
         Dsv4Attention.attention(q, k, k, c, null, Tensors.sinks(in.sinks()), spec.config());
-        ev.controlGap("dense_call_is_memoised", memo.builds(), 0);
+        ev.controlAtLeast("dense_call_is_memoised", memo.builds(), 1);
     }
 
     @Test
@@ -198,7 +199,7 @@ class UnionMaskMemoTest {
         long composedChanged = Diff.bitsDiffering(composed.toFloatArray(), snapshot);
         ev.degeneracy("composition_changed_the_mask", composedChanged > 0, composedChanged + " cells");
         ev.checkBitIdentical("cached_bits_changed", Diff.bitsDiffering(memo.get(BASE).toFloatArray(), snapshot));
-        ev.controlGap("composed_vs_cached_cells", composedChanged, 0);
+        ev.controlAtLeast("composed_vs_cached_cells", composedChanged, 1);
 
         // Through dsv4_attention with a caller mask, then inputs mutated after the call.
         UnionRun.Spec spec = new UnionRun.Spec(1, 2, 1, 35, 9, 8, 8, CompressRatio.CSA, 0, Precision.F32);

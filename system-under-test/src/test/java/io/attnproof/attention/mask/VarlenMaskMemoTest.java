@@ -56,7 +56,7 @@ class VarlenMaskMemoTest {
                     new VarlenCausalMask(key[0], key[1], key[2]).materialize().toFloatArray());
         }
         ev.checkBitIdentical("stale_cells_served", stale);
-        ev.controlGap("window_3_vs_window_0_cells", Diff.bitsDiffering(first.toFloatArray(), noWindow.toFloatArray()), 0);
+        ev.controlAtLeast("window_3_vs_window_0_cells", Diff.bitsDiffering(first.toFloatArray(), noWindow.toFloatArray()), 1);
     }
 
     @Test

@@ -58,10 +58,9 @@ class DeadPrefixGrowthTest {
         ev.degeneracy("rows_commit_different_counts", ACCEPT > 0 && ACCEPT < 1, "acceptance " + ACCEPT);
         ev.degeneracy("per_row_prefix_nonzero", perRow[STEPS] > 1, "mean lead at N = " + perRow[STEPS]);
         ev.check("dead_prefix_growth_exponent", perRowExp, 0.75, null);
-        ev.record("dead_prefix_growth_exponent:shared_cache_len", sharedExp, 0.9, sharedExp > 0.9, null);
-        ev.controlGap("shared_minus_per_row_exponent", sharedExp - perRowExp, 0.3);
-        ev.record("mean_dead_prefix_at_n:per_row", perRow[STEPS], perRow[STEPS], true, null);
-        ev.record("mean_dead_prefix_at_n:shared_cache_len", shared[STEPS], shared[STEPS], true, null);
+        ev.info("dead_prefix_growth_exponent:shared_cache_len", sharedExp);
+        ev.info("mean_dead_prefix_at_n:per_row", perRow[STEPS]);
+        ev.info("mean_dead_prefix_at_n:shared_cache_len", shared[STEPS]);
         writeSeries(perRow, shared);
         System.out.printf("R8: exponent per-row %.3f, shared %.3f; mean dead prefix at N=%d: %.1f vs %.1f%n",
                 perRowExp, sharedExp, STEPS, perRow[STEPS], shared[STEPS]);

@@ -49,7 +49,7 @@ class KvAdvanceRefusalTest {
         assertEquals(true, step.contains("cache_len") && !step.contains("XsRolling"), step);
         KvAdvanceLatch.Decision granted = new KvAdvanceLatch().latch(KvAdvance.PER_SEQUENCE,
                 new Capabilities(CACHE_OK, TARGET_OK, STEP_OK));
-        ev.controlGap("all_three_pass_grants_per_sequence", granted.mode() == KvAdvance.PER_SEQUENCE ? 1 : 0, 0);
+        ev.controlAtLeast("all_three_pass_grants_per_sequence", granted.mode() == KvAdvance.PER_SEQUENCE ? 1 : 0, 1);
         assertEquals(Optional.empty(), granted.refusal());
     }
 

@@ -38,7 +38,7 @@ class RaggedDispatchTest {
         ev.checkBitIdentical("uniform_calls_on_the_ragged_path", wrong);
         long before = RaggedUnionMask.builds();
         Cohorts.batched(RAGGED, RAGGED.inputs(7, Precision.F32, 0.0), RAGGED.rowQ0());
-        ev.controlGap("ragged_call_builds_a_ragged_mask", RaggedUnionMask.builds() - before, 0);
+        ev.controlAtLeast("ragged_call_builds_a_ragged_mask", RaggedUnionMask.builds() - before, 1);
     }
 
     @Test

@@ -71,7 +71,7 @@ class MaskWarningTest {
         // Control: re-arming the flag makes the next masked call warn again — the flag is what holds it to one.
         SinksAttention.resetMaskWarning();
         call(Device.metal(0), 1, 64, true);
-        ev.controlGap("warnings_after_rearming", log.count(Level.WARNING) - 1, 0);
+        ev.controlAtLeast("warnings_after_rearming", log.count(Level.WARNING) - 1, 1);
         assertTrue(log.entries().getLast().message().contains("flash_attn_sinks_metal"), log.entries().getLast().message());
     }
 

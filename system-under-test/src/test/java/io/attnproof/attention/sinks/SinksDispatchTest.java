@@ -177,7 +177,7 @@ class SinksDispatchTest {
             // Control: the same call without a mask goes varlen (one build, then hits for the equal rows) ...
             memo.clear();
             Tensor varlen = SinksRun.sinksAttn(in, DType.F32, device, null, 4);
-            ev.controlGap("varlen_memo_lookups_for_an_unmasked_b3_call[" + device + "]", memo.builds() + memo.hits(), 0);
+            ev.controlAtLeast("varlen_memo_lookups_for_an_unmasked_b3_call[" + device + "]", memo.builds() + memo.hits(), 1);
             ev.check("varlen_memo_builds_minus_one[" + device + "]", Math.abs(memo.builds() - 1), 0, null);
             // ... where the padding mask would have been lost.
             double lost = Diff.of(Tensors.toArray4(varlen), Tensors.toArray4(SinksRun.sinksAttn(in, DType.F32, device,

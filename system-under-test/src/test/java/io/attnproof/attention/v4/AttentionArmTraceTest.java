@@ -47,9 +47,8 @@ class AttentionArmTraceTest {
             boolean aliases = arm != AttentionArm.PAGED;
             wrong += aliases ? (s.aliased() == 2 && s.materialized() == 0 ? 0 : 1)
                     : (s.aliased() == 0 && s.materialized() == 2 ? 0 : 1);
-            ev.record("aliased_sites:" + arm, s.aliased(), aliases ? 2 : 0, s.aliased() == (aliases ? 2 : 0), null);
-            ev.record("materialized_sites:" + arm, s.materialized(), aliases ? 0 : 2,
-                    s.materialized() == (aliases ? 0 : 2), null);
+            ev.info("aliased_sites:" + arm, s.aliased());
+            ev.info("materialized_sites:" + arm, s.materialized());
         }
         ev.checkBitIdentical("arms_with_unexpected_counters", wrong);
 
@@ -70,7 +69,7 @@ class AttentionArmTraceTest {
         vOff.set(vOff.get(0, 0, 39, 0) + 1f, 0, 0, 39, 0);
         float[] distinct = io.attnproof.attention.dsv4.Dsv4Attention.attention(q, k, vOff, c, null, sinks,
                 spec.config()).toFloatArray();
-        ev.controlGap("bits_with_a_distinct_v", Diff.bitsDiffering(outputs.get(AttentionArm.PAGED), distinct), 0);
+        ev.controlAtLeast("bits_with_a_distinct_v", Diff.bitsDiffering(outputs.get(AttentionArm.PAGED), distinct), 1);
         System.out.println("V4 arm table (aliased, materialized): " + table + "; paged K twice: " + twice);
     }
 }
