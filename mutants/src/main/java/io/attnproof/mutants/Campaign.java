@@ -282,8 +282,10 @@ public final class Campaign {
     private MutantResult finish(Mutant m, String patch, MutantResult.Status status, String detail,
             ClaimTests.Outcome o, List<EvidenceValues.Value> values, long t0) {
         double seconds = (System.nanoTime() - t0) / 1e9;
+        EvidenceValues.Value decisive = EvidenceValues.decisive(values, m.claims());
         MutantResult r = new MutantResult(m.id(), m.claims(), m.breaks(), m.origin(), patch, status, detail,
-                o == null ? List.of() : o.killers(), values, EvidenceValues.killMargin(values), o == null ? 0 : o.run(),
+                o == null ? List.of() : o.killers(), values, decisive, decisive == null ? Double.NaN : decisive.margin(),
+                o == null ? 0 : o.run(),
                 o == null ? 0 : o.failed(), seconds);
         String by = r.killers().isEmpty() ? (detail == null ? "" : " — " + detail.lines().findFirst().orElse(""))
                 : " by " + r.killers().getFirst().test() + (r.killers().size() > 1 ? " (+" + (r.killers().size() - 1)

@@ -21,8 +21,8 @@ public final class EvidenceValues {
     private EvidenceValues() {
     }
 
-    /** One evidence line's number. */
-    public record Reading(double value, double limit, boolean passed) {
+    /** One evidence line's number, with its comparison ({@code <=}, {@code >=}, {@code >}, {@code ==}; null if none). */
+    public record Reading(double value, double limit, boolean passed, String cmp) {
     }
 
     /** One evidence line as read back; {@code kind} is check, control, degeneracy, info or skip. */
@@ -32,9 +32,17 @@ public final class EvidenceValues {
         }
     }
 
-    /** A failing mutant line with its fix-side twin (null when the normal run wrote no such line) and its margin. */
-    public record Value(String claim, String metric, String test, Long seed, Reading fix, Reading mutant,
-            double margin) {
+    /**
+     * A failing mutant line with its fix-side twin (null when the normal run wrote no such line) and its margin;
+     * {@code kind} is check, control or degeneracy.
+     */
+    public record Value(String claim, String kind, String metric, String test, Long seed, Reading fix,
+            Reading mutant, double margin) {
+
+        /** Whether this line can be a claim's decisive kill: a check or a control, never a degeneracy. */
+        public boolean decisive() {
+            return kind.equals("check") || kind.equals("control");
+        }
     }
 
     /** Every line of every {@code *.jsonl} under {@code dir} (files in name order); empty if {@code dir} is absent. */
@@ -62,7 +70,7 @@ public final class EvidenceValues {
                     out.add(new Line(String.valueOf(o.get("claim")), kind, String.valueOf(o.get("metric")),
                             String.valueOf(o.get("test")),
                             seed instanceof Double d ? Long.valueOf(d.longValue()) : null,
-                            new Reading(value, limit, passed)));
+                            new Reading(value, limit, passed, o.get("cmp") instanceof String c ? c : null)));
                 }
             }
         } catch (IOException e) {
@@ -86,35 +94,41 @@ public final class EvidenceValues {
             }
             List<Line> twins = fixByKey.getOrDefault(l.key(), List.of());
             Reading fixReading = occurrence < twins.size() ? twins.get(occurrence).reading() : null;
-            out.add(new Value(l.claim(), l.metric(), l.test(), l.seed(), fixReading, l.reading(),
-                    margin(l.metric(), l.reading())));
+            out.add(new Value(l.claim(), l.kind(), l.metric(), l.test(), l.seed(), fixReading, l.reading(),
+                    margin(l.reading())));
         }
         return out;
     }
 
     /**
-     * Observed ÷ allowed for a failing line: {@code value / limit} for a {@code <=} check, {@code limit / value} for a
-     * control gap or a degeneracy condition (which must exceed their limit); infinite when the allowance is 0 or the
-     * value NaN.
+     * Observed ÷ allowed for a failing line, read from its comparison: {@code value / limit} for an upper bound
+     * ({@code <=}), {@code limit / value} for a lower bound ({@code >=}, {@code >}: controls, required counts), the
+     * larger ratio for an exact {@code ==}; infinite when the allowance is 0 or the value NaN or past zero.
      */
-    public static double margin(String metric, Reading r) {
+    public static double margin(Reading r) {
         double value = r.value();
         double limit = r.limit();
         if (Double.isNaN(value) || Double.isNaN(limit)) {
             return Double.POSITIVE_INFINITY;
         }
-        if (metric.startsWith("control_gap:") || metric.startsWith("degeneracy:")) {
-            return value <= 0 ? Double.POSITIVE_INFINITY : limit / value;
-        }
-        return limit <= 0 ? Double.POSITIVE_INFINITY : value / limit;
+        String cmp = r.cmp() == null ? "<=" : r.cmp();
+        return switch (cmp) {
+            case ">=", ">" -> value <= 0 ? Double.POSITIVE_INFINITY : limit / value;
+            case "==" -> value == 0 || limit == 0 || Math.signum(value) != Math.signum(limit)
+                    ? Double.POSITIVE_INFINITY : Math.max(value / limit, limit / value);
+            default -> limit <= 0 ? Double.POSITIVE_INFINITY : value / limit;
+        };
     }
 
-    /** The strongest failing line's margin: how decisively the mutant was caught; NaN with no failing line. */
-    public static double killMargin(List<Value> values) {
-        double best = Double.NaN;
+    /**
+     * The decisive kill among {@code values}: the failing check or control line of one of {@code claims} with the
+     * largest margin; null when the mutant failed none (killed only by a degeneracy line or an exception).
+     */
+    public static Value decisive(List<Value> values, List<String> claims) {
+        Value best = null;
         for (Value v : values) {
-            if (Double.isNaN(best) || v.margin() > best) {
-                best = v.margin();
+            if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin())) {
+                best = v;
             }
         }
         return best;

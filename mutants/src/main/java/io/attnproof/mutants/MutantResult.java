@@ -4,11 +4,13 @@ import java.util.List;
 
 /**
  * What the campaign found for one mutant: {@code status}, the tests that killed it with their messages, the
- * failing evidence lines with the values with the fix and with the mutant, the kill margin (the strongest failing
- * line's observed ÷ allowed; NaN when no evidence line failed) and the wall time it took.
+ * failing evidence lines with the values with the fix and with the mutant, the decisive kill (the failing check or
+ * control line of one of its claims with the largest observed ÷ allowed; null when none failed), its margin (NaN
+ * without a decisive line) and the wall time it took.
  */
 public record MutantResult(String id, List<String> claims, String breaks, String origin, String patch, Status status,
-        String detail, List<ClaimTests.Killer> killers, List<EvidenceValues.Value> values, double margin, int testsRun,
+        String detail, List<ClaimTests.Killer> killers, List<EvidenceValues.Value> values,
+        EvidenceValues.Value decisive, double margin, int testsRun,
         int testsFailed, double seconds) {
 
     public MutantResult {
@@ -45,7 +47,8 @@ public record MutantResult(String id, List<String> claims, String breaks, String
         o.endArray();
         o.key("values").beginArray();
         for (EvidenceValues.Value v : values) {
-            o.item().begin().field("claim", v.claim()).field("metric", v.metric()).field("test", v.test());
+            o.item().begin().field("claim", v.claim()).field("kind", v.kind()).field("metric", v.metric())
+                    .field("test", v.test());
             if (v.seed() != null) {
                 o.field("seed", v.seed().longValue());
             }
@@ -54,6 +57,13 @@ public record MutantResult(String id, List<String> claims, String breaks, String
             o.field("margin", v.margin()).end();
         }
         o.endArray();
+        if (decisive == null) {
+            o.fieldNull("decisive");
+        } else {
+            o.key("decisive").begin().field("claim", decisive.claim()).field("kind", decisive.kind())
+                    .field("metric", decisive.metric()).field("test", decisive.test())
+                    .field("margin", decisive.margin()).end();
+        }
         if (Double.isNaN(margin)) {
             o.fieldNull("margin");
         } else {
@@ -69,6 +79,10 @@ public record MutantResult(String id, List<String> claims, String breaks, String
             o.fieldNull(name);
             return;
         }
-        o.key(name).begin().field("value", r.value()).field("limit", r.limit()).field("passed", r.passed()).end();
+        o.key(name).begin().field("value", r.value()).field("limit", r.limit()).field("passed", r.passed());
+        if (r.cmp() != null) {
+            o.field("cmp", r.cmp());
+        }
+        o.end();
     }
 }

@@ -81,7 +81,7 @@ public final class ResultsFiles {
             md.append("Smallest kill margin: ").append(formatMargin(margin(weakest))).append(" (")
                     .append(weakest.get("id")).append(").\n\n");
         }
-        md.append("| mutant | claims | status | killed by | margin | worst line: fix → mutant (limit) | s |\n");
+        md.append("| mutant | claims | status | killed by | margin | decisive line: fix → mutant (limit) | s |\n");
         md.append("|---|---|---|---|---|---|---|\n");
         for (Map<String, Object> r : results) {
             List<?> killers = (List<?>) r.getOrDefault("killers", List.of());
@@ -106,14 +106,21 @@ public final class ResultsFiles {
         return md.toString();
     }
 
+    /** The decisive line (the strongest failing check or control line of the mutant's claims), fix → mutant. */
     private static String worstLine(Map<String, Object> r) {
         List<?> values = (List<?>) r.getOrDefault("values", List.of());
         Map<?, ?> worst = null;
-        for (Object o : values) {
-            Map<?, ?> v = (Map<?, ?>) o;
-            if (worst == null || Json.toDouble(v.get("margin")) > Json.toDouble(worst.get("margin"))) {
-                worst = v;
+        if (r.get("decisive") instanceof Map<?, ?> d) {
+            for (Object o : values) {
+                Map<?, ?> v = (Map<?, ?>) o;
+                if (v.get("metric").equals(d.get("metric")) && v.get("test").equals(d.get("test"))
+                        && v.get("claim").equals(d.get("claim")) && worst == null) {
+                    worst = v;
+                }
             }
+        }
+        if (worst == null) {
+            return values.isEmpty() ? "" : "no failing check or control line of its claims";
         }
         if (worst == null) {
             return "";

@@ -57,9 +57,13 @@ class ShardTest {
     static MutantResult result(String id, MutantResult.Status status) {
         return new MutantResult(id, List.of("R1"), "b", "o", "mutants/catalog/" + id + ".patch", status, null,
                 status == MutantResult.Status.KILLED ? List.of(new ClaimTests.Killer("T#m", "boom")) : List.of(),
-                List.of(new EvidenceValues.Value("R1", "max_abs_err", "T#m", 7L,
-                        new EvidenceValues.Reading(1e-6, 1e-4, true), new EvidenceValues.Reading(0.5, 1e-4, false),
-                        5000)), 5000, 3, 1, 1.25);
+                List.of(value()), status == MutantResult.Status.KILLED ? value() : null, 5000, 3, 1, 1.25);
+    }
+
+    private static EvidenceValues.Value value() {
+        return new EvidenceValues.Value("R1", "check", "max_abs_err", "T#m", 7L,
+                new EvidenceValues.Reading(1e-6, 1e-4, true, "<="), new EvidenceValues.Reading(0.5, 1e-4, false, "<="),
+                5000);
     }
 
     @Test

@@ -70,8 +70,15 @@ public final class SinksAttentionOracle {
         the precision, matmuls accumulated in the accumulator precision (F32 for 16-bit formats) and rounded,
         softmax in the accumulator precision with probabilities rounded to the precision. */
     public static double[][][][] attendNaive(SinksProblem problem, Precision precision) {
+        return attendNaive(problem, precision, NaiveTier.COMPATIBILITY);
+    }
+
+    /** {@link #attendNaive(SinksProblem, Precision)} at {@code tier}: CONTRACT keeps logits and probabilities in f32. */
+    public static double[][][][] attendNaive(SinksProblem problem, Precision precision, NaiveTier tier) {
         Require.that(precision != null, "precision must not be null");
+        Require.that(tier != null, "tier must not be null");
         Precision acc = precision == Precision.F16 || precision == Precision.BF16 ? Precision.F32 : precision;
+        Precision inter = tier.intermediates(precision, acc);
         int d = problem.headDim();
         int n = problem.tk();
         double scale = acc.round(1.0 / Math.sqrt(d));
@@ -95,7 +102,7 @@ public final class SinksAttentionOracle {
                         for (int i = 0; i < d; i++) {
                             dot = acc.round(dot + acc.round(precision.round(qv[i]) * precision.round(key[i])));
                         }
-                        s[j] = precision.round(acc.round(dot * scale) + precision.round(mask));
+                        s[j] = inter.round(acc.round(dot * scale) + precision.round(mask));
                         m = Math.max(m, s[j]);
                     }
                     if (m == Double.NEGATIVE_INFINITY) {
@@ -112,7 +119,7 @@ public final class SinksAttentionOracle {
                         if (s[j] == Double.NEGATIVE_INFINITY) {
                             continue;
                         }
-                        double y = precision.round(acc.round(e[j] / denominator));
+                        double y = inter.round(acc.round(e[j] / denominator));
                         double[] value = problem.v()[b][kvh][j];
                         for (int i = 0; i < d; i++) {
                             o[i] = acc.round(o[i] + acc.round(y * precision.round(value[i])));

@@ -43,8 +43,15 @@ public final class UnionAttentionOracle {
         are rounded to the precision. Plain loops, no linearCombination; F64 equals attend() to ~1e-12.
         This is the "naive same-precision implementation" the tolerance rule compares against. */
     public static double[][][][] attendNaive(UnionProblem problem, Precision precision) {
+        return attendNaive(problem, precision, NaiveTier.COMPATIBILITY);
+    }
+
+    /** {@link #attendNaive(UnionProblem, Precision)} at {@code tier}: CONTRACT keeps logits and probabilities in f32. */
+    public static double[][][][] attendNaive(UnionProblem problem, Precision precision, NaiveTier tier) {
         Require.that(precision != null, "precision must not be null");
+        Require.that(tier != null, "tier must not be null");
         Precision acc = precision == Precision.F16 || precision == Precision.BF16 ? Precision.F32 : precision;
+        Precision inter = tier.intermediates(precision, acc);
         int d = problem.headDim();
         int n = (int) problem.tkFull() + problem.tc();
         double scale = acc.round(1.0 / Math.sqrt(d));
@@ -67,7 +74,7 @@ public final class UnionAttentionOracle {
                         for (int i = 0; i < d; i++) {
                             dot = acc.round(dot + acc.round(precision.round(qv[i]) * precision.round(key[i])));
                         }
-                        s[c] = precision.round(acc.round(dot * scale) + precision.round(mask));
+                        s[c] = inter.round(acc.round(dot * scale) + precision.round(mask));
                         m = Math.max(m, s[c]);
                     }
                     if (m == Double.NEGATIVE_INFINITY) {
@@ -84,7 +91,7 @@ public final class UnionAttentionOracle {
                         if (s[c] == Double.NEGATIVE_INFINITY) {
                             continue;
                         }
-                        double y = precision.round(acc.round(e[c] / denominator));
+                        double y = inter.round(acc.round(e[c] / denominator));
                         double[] value = value(problem, b, c);
                         for (int i = 0; i < d; i++) {
                             o[i] = acc.round(o[i] + acc.round(y * precision.round(value[i])));

@@ -127,6 +127,16 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             try {
                 r8 = R8Series.read(r8File);
                 r8Note = r8File.toString();
+                // The same test under the curated mutant that restores the shared cache_len: measured, not simulated.
+                Path mutantEvidence = root.resolve("mutants").resolve("target").resolve("mutants").resolve("evidence");
+                if (Files.isDirectory(mutantEvidence)) {
+                    for (Path dir : list(mutantEvidence, "*shared-cache-len-use-4*")) {
+                        if (Files.isRegularFile(dir.resolve(R8_CSV))) {
+                            r8 = r8.withShared(R8Series.read(dir.resolve(R8_CSV)));
+                            r8Note = r8Note + " and " + dir.resolve(R8_CSV);
+                        }
+                    }
+                }
             } catch (IOException | IllegalArgumentException e) {
                 r8Note = "R8 series unreadable: " + e.getMessage();
                 problems.add(r8Note);

@@ -167,6 +167,7 @@ public final class LedgerWriter {
             for (MutantReport.Value v : m.values()) {
                 Map<String, Object> vm = new LinkedHashMap<>();
                 vm.put("claim", v.claim());
+                vm.put("kind", v.kind());
                 vm.put("metric", v.metric());
                 vm.put("test", v.test());
                 vm.put("fix", side(v.fix()));
@@ -175,13 +176,25 @@ public final class LedgerWriter {
                 values.add(vm);
             }
             row.put("values", values);
+            MutantReport.Value decisive = m.decisive();
+            row.put("decisive", decisive == null ? null : decisive.claim() + " " + decisive.metric() + " (" + decisive.test() + ")");
             row.put("kill_margin", m.killMargin());
             row.put("flagged", m.flagged());
             row.put("seconds", m.seconds());
             rows.add(row);
         }
         out.put("mutants", rows);
+        out.put("kill_matrix", l.mutants().killMatrix());
+        out.put("claims_without_teeth", l.mutants().claimsWithoutTeeth());
         return out;
+    }
+
+    /** Each claim's killing mutants with the margin of that claim's strongest failing check or control line. */
+    private static String killCells(Map<String, Double> cells) {
+        List<String> out = new ArrayList<>();
+        cells.forEach((id, margin) -> out.add(id + " " + Fmt.times(margin)
+                + (margin < MutantReport.FLAG_BELOW ? " ⚑" : "")));
+        return String.join(", ", out);
     }
 
     private static Object side(MutantReport.Side s) {
@@ -281,6 +294,16 @@ public final class LedgerWriter {
                         .append(" | ").append(Double.isNaN(m.killMargin()) ? "—" : Fmt.times(m.killMargin()))
                         .append(" | ").append(m.flagged() ? "⚑ below " + Fmt.times(MutantReport.FLAG_BELOW) : "")
                         .append(" |\n");
+            }
+            md.append('\n');
+            md.append("### Kill matrix (claim × curated mutant)\n\nClaims without teeth: ")
+                    .append(Fmt.md(l.mutants().claimsWithoutTeeth().isEmpty() ? "none"
+                            : String.join(", ", l.mutants().claimsWithoutTeeth()))).append("\n\n");
+            md.append("| claim | mutants killed by a check or control line of the claim (margin) |\n|---|---|\n");
+            Map<String, Map<String, Double>> matrix = l.mutants().killMatrix();
+            for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
+                md.append("| ").append(id.name()).append(" | ")
+                        .append(Fmt.md(killCells(matrix.getOrDefault(id.name(), Map.of())))).append(" |\n");
             }
             md.append('\n');
         }
@@ -390,6 +413,19 @@ public final class LedgerWriter {
                 h.append("</td><td class=\"num\">").append(Double.isNaN(m.killMargin()) ? "—" : Fmt.html(Fmt.times(m.killMargin())))
                         .append("</td><td class=\"flag\">").append(m.flagged() ? "⚑ below " + Fmt.times(MutantReport.FLAG_BELOW) : "")
                         .append("</td></tr>\n");
+            }
+            h.append("</tbody>\n</table>\n");
+            h.append("<h3 id=\"kill-matrix\">Kill matrix (claim × curated mutant)</h3>\n<p>Claims without teeth: ")
+                    .append(Fmt.html(l.mutants().claimsWithoutTeeth().isEmpty() ? "none"
+                            : String.join(", ", l.mutants().claimsWithoutTeeth()))).append("</p>\n");
+            h.append("<table id=\"kill-matrix-table\">\n<thead><tr><th>claim</th><th>mutants killed by a check or"
+                    + " control line of the claim (margin)</th></tr></thead>\n<tbody>\n");
+            Map<String, Map<String, Double>> matrix = l.mutants().killMatrix();
+            for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
+                Map<String, Double> cells = matrix.getOrDefault(id.name(), Map.of());
+                h.append("<tr").append(cells.values().stream().anyMatch(x -> x >= MutantReport.FLAG_BELOW) ? ""
+                        : " class=\"toothless\"").append("><td>").append(id.name()).append("</td><td>")
+                        .append(Fmt.html(killCells(cells))).append("</td></tr>\n");
             }
             h.append("</tbody>\n</table>\n");
         }

@@ -29,8 +29,14 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         }
     }
 
-    /** One evidence value measured with the fix and with the mutant. */
-    public record Value(String claim, String metric, String test, Side fix, Side mutant, double margin) {
+    /** One evidence value measured with the fix and with the mutant; {@code kind} is check, control or degeneracy. */
+    public record Value(String claim, String kind, String metric, String test, Side fix, Side mutant, double margin) {
+        /** A failing check or control line: a claim's own teeth (a degeneracy line or an exception is not). */
+        public boolean decisive() {
+            return (kind.equals("check") || kind.equals("control")) && mutant != null && !mutant.passed()
+                    && !Double.isNaN(margin);
+        }
+
         /** "U5 max_abs_err: fix 3.7e-06 vs 7.9e-06 ✓ → mutant 0.21 vs 7.9e-06 ✗ (2.7e+04×)". */
         public String text() {
             return claim + " " + metric + ": fix " + (fix == null ? "—" : fix.text()) + " → mutant "
@@ -51,37 +57,80 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         }
 
         /**
-         * The kill margin: the largest margin among the values the mutant made fail (each value's own
-         * {@code margin}, else observed ÷ allowed from its mutant side); NaN when no failing value carries a number.
+         * The decisive kill: the failing check or control line of one of the mutant's claims with the largest
+         * margin; null when it failed none (killed only by a degeneracy line or an exception elsewhere).
          */
-        public double killMargin() {
-            double best = Double.NaN;
+        public Value decisive() {
+            Value best = null;
             for (Value v : values) {
-                if (v.mutant() != null && v.mutant().passed()) {
-                    continue;
-                }
-                double m = Double.isNaN(v.margin()) && v.mutant() != null ? observedOverAllowed(v) : v.margin();
-                if (!Double.isNaN(m) && (Double.isNaN(best) || m > best)) {
-                    best = m;
+                if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin())) {
+                    best = v;
                 }
             }
             return best;
         }
 
-        /** Killed with a numeric margin below {@link #FLAG_BELOW}. */
-        public boolean flagged() {
-            double m = killMargin();
-            return killed() && !Double.isNaN(m) && m < FLAG_BELOW;
+        /** The kill margin: the decisive line's observed ÷ allowed; NaN without a decisive line. */
+        public double killMargin() {
+            Value d = decisive();
+            return d == null ? Double.NaN : d.margin();
         }
 
-        private static double observedOverAllowed(Value v) {
-            Side s = v.mutant();
-            boolean lower = v.metric().startsWith("control_gap") || s.value() < s.limit();
-            if (lower) {
-                return s.value() > 0 ? s.limit() / s.value() : Double.POSITIVE_INFINITY;
-            }
-            return s.limit() > 0 ? s.value() / s.limit() : Double.POSITIVE_INFINITY;
+        /** Killed without a decisive check line, or with a decisive margin below {@link #FLAG_BELOW}. */
+        public boolean flagged() {
+            double m = killMargin();
+            return killed() && (Double.isNaN(m) || m < FLAG_BELOW);
         }
+
+        /** The strongest failing check or control line of {@code claim} (any claim its tests record), or null. */
+        public Value strongest(String claim) {
+            Value best = null;
+            for (Value v : values) {
+                if (v.decisive() && v.claim().equals(claim) && (best == null || v.margin() > best.margin())) {
+                    best = v;
+                }
+            }
+            return best;
+        }
+    }
+
+    /**
+     * The claim × mutant kill matrix: for each claim, the killed mutants with a failing check or control line of
+     * that claim and that line's margin; a claim has teeth when one such margin is at least {@link #FLAG_BELOW}.
+     */
+    public Map<String, Map<String, Double>> killMatrix() {
+        Map<String, Map<String, Double>> matrix = new java.util.TreeMap<>(ClaimRow::compareClaims);
+        for (Mutant m : mutants) {
+            if (!m.killed()) {
+                continue;
+            }
+            for (Value v : m.values()) {
+                Value best = v.decisive() ? m.strongest(v.claim()) : null;
+                if (best != null) {
+                    matrix.computeIfAbsent(v.claim(), k -> new java.util.TreeMap<>()).put(m.id(), best.margin());
+                }
+            }
+        }
+        return matrix;
+    }
+
+    /**
+     * Catalog claims no curated mutant has decisively killed with a margin of at least {@link #FLAG_BELOW}; the
+     * P family (performance, judged by the bench, not by a mutant) is left out.
+     */
+    public List<String> claimsWithoutTeeth() {
+        Map<String, Map<String, Double>> matrix = killMatrix();
+        List<String> out = new ArrayList<>();
+        for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
+            if (id.name().startsWith("P")) {
+                continue;
+            }
+            boolean teeth = matrix.getOrDefault(id.name(), Map.of()).values().stream().anyMatch(x -> x >= FLAG_BELOW);
+            if (!teeth) {
+                out.add(id.name());
+            }
+        }
+        return out;
     }
 
     /**
@@ -139,7 +188,9 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         }
         long flagged = mutants.stream().filter(Mutant::flagged).count();
         s.append("; ").append(flagged).append(flagged == 1 ? " kill" : " kills").append(" below ")
-                .append(Fmt.times(FLAG_BELOW));
+                .append(Fmt.times(FLAG_BELOW)).append(" or without a decisive check line");
+        List<String> toothless = claimsWithoutTeeth();
+        s.append("; claims without teeth: ").append(toothless.isEmpty() ? "none" : String.join(", ", toothless));
         return s.toString();
     }
 
@@ -173,7 +224,8 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         if (m.get("values") instanceof List<?> vs) {
             for (Object v : vs) {
                 if (v instanceof Map<?, ?> vm) {
-                    values.add(new Value(string(vm, "claim", false), string(vm, "metric", false),
+                    values.add(new Value(string(vm, "claim", false), string(vm, "kind", false),
+                            string(vm, "metric", false),
                             string(vm, "test", false), side(vm.get("fix")), side(vm.get("mutant")),
                             number(vm.get("margin"))));
                 }

@@ -314,7 +314,7 @@ public final class Pictures {
         }
         int ly = top + 14;
         svg.line(left + 12, ly - 4, left + 36, ly - 4, "#c53030", 2, null);
-        svg.text(left + 42, ly, String.format(Locale.ROOT, "shared cache_len (the bug): slope %.2f", sharedSlope), null,
+        svg.text(left + 42, ly, String.format(Locale.ROOT, "shared cache_len (curated mutant 31, measured): slope %.2f", sharedSlope), null,
                 null);
         svg.line(left + 12, ly + 14, left + 36, ly + 14, "#2b6cb0", 2, null);
         svg.text(left + 42, ly + 18, String.format(Locale.ROOT, "per-row lengths: slope %.2f", perRowSlope), null, null);

@@ -34,8 +34,15 @@ class LedgerTest {
         assertTrue(l.summaryLine().startsWith("8 claims × backends: 1 FAIL (R1 cpu), 6 PASS, 1 SKIP; 14 evidence lines;"
                 + " no evidence yet: U2, U3, U4, U6"), l.summaryLine());
         assertEquals(1, l.exitStatus());
-        assertEquals("mutants: 3 of 6 killed (1 survived, 1 stale, 1 timeout); smallest kill margin 1.39×"
-                + " (sink-in-numerator); 1 kill below 2.00×", l.mutantsNote());
+        assertTrue(l.mutantsNote().startsWith("mutants: 3 of 6 killed (1 survived, 1 stale, 1 timeout); smallest kill"
+                + " margin 1.39× (sink-in-numerator); 2 kills below 2.00× or without a decisive check line;"
+                + " claims without teeth: U1, U2,"), l.mutantsNote());
+        // U5 has teeth (window-off-by-one's U5 check line at 2.7e4×); U8's only kill is below 2×.
+        assertFalse(l.mutants().claimsWithoutTeeth().contains("U5"));
+        assertTrue(l.mutants().claimsWithoutTeeth().contains("U8"));
+        assertFalse(l.mutants().claimsWithoutTeeth().contains("P1"), "performance claims are judged by the bench");
+        assertEquals(Map.of("U5", Map.of("window-off-by-one", 26615.9), "U8", Map.of("sink-in-numerator", 1.394169835234474)),
+                l.mutants().killMatrix());
         assertEquals("PIT: 10 mutations, 8 killed, 1 survived, 1 no coverage; mutation score 80.0%,"
                 + " test strength 88.9%", l.pitNote());
         assertTrue(l.missing().contains("X1") && !l.missing().contains("U5"), l.missing().toString());
@@ -157,7 +164,7 @@ class LedgerTest {
         assertTrue(chunk.contains("fill=\"" + Pictures.OUTSIDE + "\""), "the chunk narrows away keys before base");
         String r8 = Files.readString(w.pictures().get(3));
         assertTrue(r8.contains("per-row lengths: slope 0.50"), r8);
-        assertTrue(r8.contains("shared cache_len (the bug): slope 1.00"), r8);
+        assertTrue(r8.contains("shared cache_len (curated mutant 31, measured): slope 1.00"), r8);
         String errors = Files.readString(w.pictures().get(4));
         assertTrue(errors.contains("cpu: max_abs error ÷ limit over 4 lines (worst 15.9)"), errors);
         assertTrue(errors.contains("&gt; 1 (fail): 1 lines"), errors);
@@ -198,7 +205,7 @@ class LedgerTest {
         Map<String, Object> sink = rows.stream().filter(r -> r.get("id").equals("sink-in-numerator")).findFirst()
                 .orElseThrow();
         assertEquals(Boolean.TRUE, sink.get("flagged"));
-        assertEquals(1.1e-5 / 7.89e-6, (Double) sink.get("kill_margin"), 1e-12);
+        assertEquals(1.394169835234474, (Double) sink.get("kill_margin"), 1e-12);
         @SuppressWarnings("unchecked")
         Map<String, Object> pit = (Map<String, Object>) json.get("pit");
         assertEquals(0.8, (Double) pit.get("mutation_score"), 1e-12);
@@ -245,5 +252,35 @@ class LedgerTest {
         assertEquals(0, l.exitStatus());
         assertTrue(l.summaryLine().startsWith("2 claims × backends: all pass; 3 evidence lines; no evidence yet: U3,"),
                 l.summaryLine());
+    }
+
+    /**
+     * A test class removed (or a -Dtest run) leaves its old file behind: a rebuild without clean writes the new run's
+     * lines elsewhere, and the old run's lines are listed as stale, never counted as PASS.
+     */
+    @Test
+    void onlyTheLatestRunCountsAndOlderLinesAreStale() throws IOException {
+        Path evidence = Files.createDirectories(dir.resolve("system-under-test").resolve("target").resolve("evidence"));
+        Files.writeString(evidence.resolve("RemovedTest.jsonl"), """
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"RemovedTest#a","run":"20261130T100000.000"}
+                """);
+        Files.writeString(evidence.resolve("KeptTest.jsonl"), """
+                {"claim":"U2","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"KeptTest#a","run":"20261130T110000.000"}
+                """);
+        Ledger l = Ledger.build(dir, List.of());
+        assertEquals(List.of("U2"), l.rows().stream().map(ClaimRow::claim).toList());
+        assertEquals(1, l.stale().size());
+        assertEquals("RemovedTest#a", l.stale().getFirst().test());
+        assertTrue(l.missing().contains("U1"), "a stale claim has no evidence: " + l.missing());
+        assertTrue(l.summaryLine().contains("1 stale (older runs, not counted)"), l.summaryLine());
+        // An extra evidence directory (a GPU runner's) is judged by its own latest run.
+        Path extra = Files.createDirectories(dir.resolve("gpu"));
+        Files.writeString(extra.resolve("G.jsonl"), """
+                {"claim":"U5","backend":"cuda","kind":"check","metric":"max_abs_err","value":1e-3,"cmp":"<=","limit":1e-6,"passed":true,"test":"G#a","run":"20261129T000000.000"}
+                """);
+        Ledger withGpu = Ledger.build(dir, List.of(extra));
+        ClaimRow gpu = withGpu.rows().stream().filter(r -> r.backend().equals("cuda")).findFirst().orElseThrow();
+        assertEquals("INCONSISTENT", gpu.status(), "a line claiming PASS with 1e-3 > 1e-6 is judged by its numbers");
+        assertEquals(1, withGpu.exitStatus());
     }
 }

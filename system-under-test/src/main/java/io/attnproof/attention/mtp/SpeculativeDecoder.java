@@ -31,11 +31,19 @@ public final class SpeculativeDecoder {
 
     private final V4Model model;
     private final Options options;
+    private final StepObserver observer;
     private final KvAdvanceLatch latch = new KvAdvanceLatch();
+    private int step;
 
     public SpeculativeDecoder(V4Model model, Options options) {
+        this(model, options, StepObserver.NONE);
+    }
+
+    /** A decoder reporting each step's four length uses to {@code observer}. */
+    public SpeculativeDecoder(V4Model model, Options options, StepObserver observer) {
         this.model = Require.present("model", model);
         this.options = Require.present("options", options);
+        this.observer = Require.present("observer", observer);
     }
 
     /** {@code step_carries_per_sequence_lengths}: this step keys on per-row lengths. */
@@ -71,11 +79,19 @@ public final class SpeculativeDecoder {
         while (!done(rows, prompts, newTokens)) {
             Require.that(steps < maxSteps, "steps", steps, "stay below maxSteps = " + maxSteps);
             steps++;
+            step = steps;
             int[] uncached = new int[rows.size()];
-            boolean windowOk = options.drafts();
+            int[] tokens = new int[rows.size()];
+            int[] cached = new int[rows.size()];
             for (int i = 0; i < rows.size(); i++) {
-                uncached[i] = StepAccounting.uncached(rows.get(i).tokens().size(), rows.get(i).cached()); // use (1)
-                windowOk &= uncached[i] == 1;
+                tokens[i] = rows.get(i).tokens().size();
+                cached[i] = rows.get(i).cached();
+                uncached[i] = StepAccounting.uncached(tokens[i], cached[i]); // use (1)
+            }
+            observer.uncached(steps, tokens, cached, uncached);
+            boolean windowOk = options.drafts();
+            for (int u : uncached) {
+                windowOk &= u == 1;
             }
             if (windowOk) {
                 accepted += fusedStep(rows, decision.mode());
@@ -104,7 +120,7 @@ public final class SpeculativeDecoder {
         for (int i = 0; i < b; i++) {
             RowState row = rows.get(i);
             cached[i] = row.cached();
-            List<Integer> uncachedToks = row.tokens().subList(cached[i], row.tokens().size()); // use (2)
+            List<Integer> uncachedToks = uncachedTokens(row, i, cached[i]);
             drafts[i] = model.draft(uncachedToks.get(uncachedToks.size() - 1));
             fed[i] = new int[] {uncachedToks.get(0), drafts[i]};
         }
@@ -124,7 +140,7 @@ public final class SpeculativeDecoder {
         for (int i = 0; i < b; i++) {
             committed[i] = mode.committed(uPlusA, i);
         }
-        model.commit(rows, f, committed, StepAccounting.nextLengths(cached, committed)); // use (4)
+        model.commit(rows, f, committed, lengths(cached, committed));
         for (int i = 0; i < b; i++) {
             emit(rows.get(i), y1[i]); // the draft when accepted (it equals y1), the correction otherwise
             if (committed[i] == 2) {
@@ -142,7 +158,7 @@ public final class SpeculativeDecoder {
         for (int i = 0; i < b; i++) {
             RowState row = rows.get(i);
             cached[i] = row.cached();
-            List<Integer> uncachedToks = row.tokens().subList(cached[i], row.tokens().size()); // use (2)
+            List<Integer> uncachedToks = uncachedTokens(row, i, cached[i]);
             Require.that(uncachedToks.size() == 1, "uncached tokens of row " + i, uncachedToks.size(),
                     "be 1 for the target's own decode");
             fed[i] = new int[] {uncachedToks.get(0)};
@@ -150,15 +166,31 @@ public final class SpeculativeDecoder {
         V4Model.Forward f = model.forward(rows, fed, offsets(cached));
         int[] one = new int[b];
         java.util.Arrays.fill(one, 1);
-        model.commit(rows, f, one, StepAccounting.nextLengths(cached, one)); // use (4)
+        model.commit(rows, f, one, lengths(cached, one));
         for (int i = 0; i < b; i++) {
             emit(rows.get(i), V4Model.argmax(f.logits()[i][0]));
         }
     }
 
+    /** Use (2): row {@code i}'s uncached tokens, sliced from its own cached length. */
+    private List<Integer> uncachedTokens(RowState row, int i, int cached) {
+        int from = cached;
+        observer.slice(step, i, from, row.tokens().size());
+        return row.tokens().subList(from, row.tokens().size());
+    }
+
     /** Use (3): the per-row offsets, reaching attention only with the per-sequence flag on. */
     private long[] offsets(int[] cached) {
-        return RaggedRows.rowQ0From(StepAccounting.seqlenOffsets(cached), options.perSequenceFlag());
+        long[] rowQ0 = RaggedRows.rowQ0From(StepAccounting.seqlenOffsets(cached), options.perSequenceFlag());
+        observer.offsets(step, cached, rowQ0);
+        return rowQ0;
+    }
+
+    /** Use (4): the lengths each row's cache records after committing. */
+    private int[] lengths(int[] cached, int[] committed) {
+        int[] lengths = StepAccounting.nextLengths(cached, committed);
+        observer.recorded(step, cached, committed, lengths);
+        return lengths;
     }
 
     /** Prefills {@code prompt} alone and emits the first greedy token (left uncached). */

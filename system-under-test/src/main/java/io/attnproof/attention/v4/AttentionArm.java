@@ -26,27 +26,51 @@ public enum AttentionArm {
      */
     public Tensor call(Tensor q, Tensor k, Tensor compressed, Tensor sinks, Dsv4Config config, boolean pagedKTwice) {
         Require.that(k.dim(0) == 1, "k.shape[0]", k.dim(0), "be 1: the arms are traced for one request");
+        SingleCache cache = SingleCache.of(k, k, k.dim(2)); // one appended buffer: K and V are one handle
+        return attend(q, cache.k(), cache.v(), compressed, sinks, config, pagedKTwice);
+    }
+
+    /**
+     * This arm's {@code dsv4_attention} call over a layer's cached span ({@code kCached}, {@code vCached}
+     * [B,1,t,D]): the handles it passes are the arm's (SYSTEM.md §9). The V4 model calls this for every layer.
+     */
+    public Tensor attend(Tensor q, Tensor kCached, Tensor vCached, Tensor compressed, Tensor sinks,
+            Dsv4Config config, boolean pagedKTwice) {
         return switch (this) {
             case PAGED -> {
-                PagedCache cache = new PagedCache(4, (k.dim(2) + 3) / 4, k.dim(3), k.dtype());
-                BlockTable table = cache.newTable();
-                Tensor v = k.copy(); // writing and reading one storage would self-deadlock the cache write
-                cache.reshapeAndCache(k, v, cache.appendSlots(table, k.dim(2)));
-                PagedCache.Gathered g = cache.gather(table, k.dim(2));
-                yield Dsv4Attention.attention(q, g.k(), pagedKTwice ? g.k() : g.v(), compressed, null, sinks, config);
+                int b = kCached.dim(0);
+                int t = kCached.dim(2);
+                PagedCache cache = new PagedCache(4, b * ((t + 3) / 4), kCached.dim(3), kCached.dtype());
+                Tensor[] ks = new Tensor[b];
+                Tensor[] vs = new Tensor[b];
+                for (int i = 0; i < b; i++) {
+                    BlockTable table = cache.newTable();
+                    Tensor k = kCached.narrow(0, i, 1).copy();
+                    Tensor v = k.copy(); // writing and reading one storage would self-deadlock the cache write
+                    cache.reshapeAndCache(k, v, cache.appendSlots(table, t));
+                    PagedCache.Gathered g = cache.gather(table, t);
+                    ks[i] = g.k();
+                    vs[i] = g.v();
+                }
+                Tensor k = b == 1 ? ks[0] : Tensor.cat(0, ks);
+                Tensor v = b == 1 ? vs[0] : Tensor.cat(0, vs);
+                yield Dsv4Attention.attention(q, k, pagedKTwice ? k : v, compressed, null, sinks, config);
             }
-            case DUMMY -> Dsv4Attention.attention(q, k, k, compressed, null, sinks, config);
+            case DUMMY -> Dsv4Attention.attention(q, kCached, kCached, compressed, null, sinks, config);
             case GRAPH_DECODE -> {
-                Tensor kFull = SingleCache.of(k, k, k.dim(2)).k(); // one appended buffer
-                long position = config.rawPrefix() + k.dim(2) - 1L;
-                yield Dsv4Attention.attention(q, kFull, kFull, compressed, null, sinks,
+                long position = config.rawPrefix() + kCached.dim(2) - 1L;
+                yield Dsv4Attention.attention(q, kCached, kCached, compressed, null, sinks,
                         config.withGraphPositions(position));
             }
-            case DENSE -> {
-                SingleCache cache = SingleCache.of(k, k, k.dim(2));
-                Tensor kCached = cache.k(); // one cached span
-                yield Dsv4Attention.attention(q, kCached, cache.v(), compressed, null, sinks, config);
-            }
+            case DENSE -> Dsv4Attention.attention(q, kCached, vCached, compressed, null, sinks, config);
         };
+    }
+
+    /**
+     * The arm a V4 layer takes for a call of {@code tq} queries: graph decode serves single-query uniform decode
+     * steps only (prefill and ragged steps take the dense arm); the other arms serve every call.
+     */
+    public AttentionArm forCall(int tq, boolean ragged) {
+        return this == GRAPH_DECODE && (tq != 1 || ragged) ? DENSE : this;
     }
 }

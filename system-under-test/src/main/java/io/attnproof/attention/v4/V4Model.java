@@ -21,11 +21,23 @@ import java.util.List;
 public final class V4Model {
     private final V4Weights w;
     private final boolean masksRaggedBatches;
+    private final AttentionArm arm;
 
     /** {@code masksRaggedBatches = false} models a target that collapses per-row positions to one scalar. */
     public V4Model(V4Weights weights, boolean masksRaggedBatches) {
+        this(weights, masksRaggedBatches, AttentionArm.DENSE);
+    }
+
+    /** A model whose layers call {@code dsv4_attention} through {@code arm} (the serving path: dense, paged, ...). */
+    public V4Model(V4Weights weights, boolean masksRaggedBatches, AttentionArm arm) {
         this.w = Require.present("weights", weights);
         this.masksRaggedBatches = masksRaggedBatches;
+        this.arm = Require.present("arm", arm);
+    }
+
+    /** The serving arm this model's layers call attention through. */
+    public AttentionArm arm() {
+        return arm;
     }
 
     public V4Model(V4Weights weights) {
@@ -104,6 +116,7 @@ public final class V4Model {
             Tensor kv = project(h, layer.wkv(), 1, c.headDim());
             batched.layer(l).append(kv, kv);
             Tensor k = batched.layer(l).k();
+            Tensor v = batched.layer(l).v();
             Tensor compressed = null;
             if (layer.compressor() != null) {
                 cKv[l] = new float[b][tq][];
@@ -112,8 +125,8 @@ public final class V4Model {
             }
             Dsv4Config cfg = Dsv4Config.of(layer.ratio(), c.window(), 0)
                     .withRowQ0(masksRaggedBatches ? rowQ0 : null);
-            Tensor out = Dsv4Attention.attention(q, k, k, compressed, null,
-                    Tensor.of(layer.sinks(), DType.F32, Device.CPU, c.heads()), cfg);
+            Tensor out = arm.forCall(tq, cfg.rowQ0() != null).attend(q, k, v, compressed,
+                    Tensor.of(layer.sinks(), DType.F32, Device.CPU, c.heads()), cfg, false);
             addOutput(x, out, layer.wo(), c.heads(), c.headDim());
         }
         float[][][] logits = new float[b][tq][];

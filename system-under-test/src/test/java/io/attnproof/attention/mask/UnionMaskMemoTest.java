@@ -189,8 +189,16 @@ class UnionMaskMemoTest {
     void aCachedMaskIsImmutable(Evidence ev) {
         Tensor cached = memo.get(BASE);
         float[] snapshot = cached.toFloatArray();
-        assertThrows(UnsupportedOperationException.class, () -> cached.set(0f, 0, 0, 0, 0));
-        assertThrows(UnsupportedOperationException.class, () -> cached.setFlat(0, 0f));
+        long writesAccepted = 0;
+        for (Runnable write : new Runnable[] {() -> cached.set(0f, 0, 0, 0, 0), () -> cached.setFlat(0, 0f)}) {
+            try {
+                write.run();
+                writesAccepted++;
+            } catch (UnsupportedOperationException refused) {
+                // a cached mask is read-only
+            }
+        }
+        ev.checkBitIdentical("writes_accepted_by_the_cached_mask", writesAccepted);
         // Compose a caller mask onto it, then mutate the caller mask: the cached tensor never moves.
         Tensor caller = Tensor.zeros(DType.F32, Device.CPU, 1, 35 + 9);
         caller.set(Float.NEGATIVE_INFINITY, 0, 33);

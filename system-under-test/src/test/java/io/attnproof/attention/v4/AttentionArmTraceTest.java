@@ -72,4 +72,45 @@ class AttentionArmTraceTest {
         ev.controlAtLeast("bits_with_a_distinct_v", Diff.bitsDiffering(outputs.get(AttentionArm.PAGED), distinct), 1);
         System.out.println("V4 arm table (aliased, materialized): " + table + "; paged K twice: " + twice);
     }
+
+    /**
+     * V4 on the engine's own calls: the V4 model decodes a prompt (its prefill and decode-step call sites) through each
+     * serving arm; the dedup counters of those calls say which arms alias, and every arm gives the same tokens.
+     */
+    @Test
+    void theModelsOwnCallsAliasExactlyOnTheAliasingArms(Evidence ev) {
+        ev.seed(SEED);
+        FusedVStats stats = VkDedup.fusedVStats();
+        java.util.List<Integer> prompt = java.util.List.of(3, 14, 15, 9, 2, 6, 5, 3, 5, 8, 9, 7);
+        int newTokens = 6;
+        Map<AttentionArm, FusedVStats.Snapshot> table = new EnumMap<>(AttentionArm.class);
+        Map<AttentionArm, java.util.List<Integer>> tokens = new EnumMap<>(AttentionArm.class);
+        int layers = 0;
+        for (AttentionArm arm : AttentionArm.values()) {
+            V4Model model = new V4Model(V4Weights.seeded(V4Config.small(SEED)), true, arm);
+            layers = model.config().layers();
+            FusedVStats.Snapshot before = stats.snapshot();
+            tokens.put(arm, io.attnproof.attention.mtp.GreedyDecoder.decodeAlone(model, prompt, newTokens));
+            table.put(arm, stats.snapshot().minus(before));
+        }
+        // Degeneracy, measured: every arm's calls reached the dedup sites (prefill + each decode step, every layer).
+        long minSites = table.values().stream().mapToLong(x -> x.aliased() + x.materialized()).min().orElse(0);
+        ev.degeneracy("dedup_sites_per_arm_min", minSites, io.attnproof.fixtures.evidence.Comparison.GE,
+                2L * layers * (1 + newTokens - 1), "prefill and every decode step call attention on every layer");
+        long wrong = 0;
+        for (AttentionArm arm : AttentionArm.values()) {
+            FusedVStats.Snapshot s = table.get(arm);
+            boolean aliases = arm != AttentionArm.PAGED;
+            wrong += aliases ? s.materialized() : s.aliased();
+            ev.info("model_aliased_sites:" + arm, s.aliased());
+            ev.info("model_materialized_sites:" + arm, s.materialized());
+        }
+        ev.checkEqual("model_sites_against_their_arms_rule", wrong, 0);
+        long tokensDiffering = 0;
+        for (AttentionArm arm : AttentionArm.values()) {
+            tokensDiffering += tokens.get(arm).equals(tokens.get(AttentionArm.DENSE)) ? 0 : 1;
+        }
+        ev.checkEqual("arms_decoding_other_tokens_than_dense", tokensDiffering, 0);
+        System.out.println("V4 model arm table (aliased, materialized): " + table);
+    }
 }
