@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * keeps working afterwards. Skipped where no device is present; failed instead under -Pcuda.
  */
 @Tag("cuda")
-@Claim("X1")
+@Claim("N2")
 class CudaDeviceFailureTest {
 
     @BeforeAll

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * lane keeps working afterwards. Skipped where no Metal device is present; failed instead under -Pmetal.
  */
 @Tag("metal")
-@Claim("X1")
+@Claim("N2")
 class MetalDeviceFailureTest {
 
     @BeforeAll

@@ -246,7 +246,9 @@ class FrontAlignBatchTest {
         for (int i = 0; i < lives.length; i++) {
             notRestored += aligned.cache().row(i).identicalTo(rows.get(i)) ? 0 : 1;
         }
-        ev.controlAtLeast("rows_not_restored_by_batched_width", notRestored, 1);
+        // Every row with a dead prefix (shorter than the widest) comes back wrong at the batched width.
+        ev.controlAtLeast("rows_not_restored_by_batched_width", notRestored,
+                Math.max(1, Arrays.stream(lives).filter(l -> l < widest).count()));
         assertEquals(Device.CPU, out.get(0).device());
     }
 }
