@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * keeps working afterwards. Skipped where no device is present; failed instead under -Pcuda.
  */
 @Tag("cuda")
+@Claim("N2")
 class CudaDeviceFailureTest {
 
     @BeforeAll
@@ -25,14 +28,15 @@ class CudaDeviceFailureTest {
         }
     }
 
-    static JCudaRunner runner() {
-        Lanes.assumeAvailable(Backend.cuda());
+    /** The lane's runner; where no device is present, an evidence line with the reason, then the skip. */
+    static JCudaRunner runner(Evidence ev) {
+        Lanes.assumeAvailable(Backend.cuda(), ev);
         return (JCudaRunner) Backend.cuda().runner();
     }
 
     @Test
-    void badPtxFailsWithTheCudaErrorName() {
-        JCudaRunner r = runner();
+    void badPtxFailsWithTheCudaErrorName(Evidence ev) {
+        JCudaRunner r = runner(ev);
         NativeKernelException x = assertThrows(NativeKernelException.class, () -> r.loadModule(new NativeFiles.Ptx(
                 "a deliberately bad module", ".version 8.0\n.target sm_75\nthis is not ptx\n".getBytes(
                         StandardCharsets.UTF_8))));
@@ -42,16 +46,16 @@ class CudaDeviceFailureTest {
     }
 
     @Test
-    void anImpossibleAllocationFailsWithOutOfMemory() {
-        JCudaRunner r = runner();
+    void anImpossibleAllocationFailsWithOutOfMemory(Evidence ev) {
+        JCudaRunner r = runner(ev);
         NativeKernelException x = assertThrows(NativeKernelException.class, () -> r.allocateAndFree(1L << 52));
         assertEquals("CUDA_ERROR_OUT_OF_MEMORY", x.errorName(), x.getMessage());
         LaneClaimsSmoke.fusedRuns(Backend.cuda());
     }
 
     @Test
-    void theLaneDescribesItsDevice() {
-        JCudaRunner r = runner();
+    void theLaneDescribesItsDevice(Evidence ev) {
+        JCudaRunner r = runner(ev);
         System.out.println("cuda lane: " + r.describe());
         assertTrue(List.of(r.describe().split(", ")).size() >= 3, r.describe());
     }

@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,17 +59,26 @@ class KernelSourcesTest {
     }
 
     @Test
-    void theFallbackPtxIsCurrentWhereThisBuildRanNvcc() throws IOException {
+    @Claim("N3")
+    void theFallbackPtxIsCurrentWhereThisBuildRanNvcc(Evidence ev) throws IOException {
         Path built = NativeFiles.dir().resolve(NativeFiles.BUILT_PTX);
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(built),
-                "nvcc did not run in this build (no " + built + ")");
+        skipUnless(ev, Files.isRegularFile(built), "nvcc did not run in this build (no " + built + ")");
         String fresh = Files.readString(built);
         String fallback = new String(NativeFiles.resource(NativeFiles.FALLBACK_PTX_RESOURCE), StandardCharsets.UTF_8);
         String freshNvcc = fresh.lines().findFirst().orElse("");
-        org.junit.jupiter.api.Assumptions.assumeTrue(freshNvcc.equals(fallback.lines().findFirst().orElse("")),
+        skipUnless(ev, freshNvcc.equals(fallback.lines().findFirst().orElse("")),
                 "this nvcc differs from the one that built the fallback: " + freshNvcc);
+        ev.checkEqual("fallback_ptx_equals_this_builds_ptx", fallback.equals(fresh) ? 1 : 0, 1);
         assertTrue(fallback.equals(fresh), "native/cuda/sinks_attn.ptx is stale (it differs from " + built
                 + "): regenerate it with native/cuda/build-ptx.sh native/cuda/sinks_attn.ptx");
+    }
+
+    /** A skip with its reason: the evidence line first, then JUnit's skip. */
+    static void skipUnless(Evidence ev, boolean holds, String reason) {
+        if (!holds) {
+            ev.skipped("cuda", reason);
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(holds, reason);
     }
 
     @Test

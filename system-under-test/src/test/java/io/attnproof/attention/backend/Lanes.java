@@ -76,6 +76,16 @@ final class Lanes {
         Assumptions.assumeTrue(reason.isEmpty(), () -> lane.name() + " skipped: " + reason.orElse(""));
     }
 
+    /**
+     * Skips the running test with the lane's reason when the lane cannot run here, after writing that reason as the
+     * test's evidence line ({@code ev.skipped(lane, reason)}): no skip goes unrecorded.
+     */
+    static void assumeAvailable(Backend lane, Evidence ev) {
+        Optional<String> reason = lane.unavailable();
+        reason.ifPresent(r -> ev.skipped(lane.name(), r));
+        Assumptions.assumeTrue(reason.isEmpty(), () -> lane.name() + " skipped: " + reason.orElse(""));
+    }
+
     private static String requiredBy(Backend lane) {
         return switch (lane) {
             case Cuda c -> "-Pcuda sets " + REQUIRE_CUDA;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * lane keeps working afterwards. Skipped where no Metal device is present; failed instead under -Pmetal.
  */
 @Tag("metal")
+@Claim("N2")
 class MetalDeviceFailureTest {
 
     @BeforeAll
@@ -23,14 +26,15 @@ class MetalDeviceFailureTest {
         }
     }
 
-    static MetalRunner runner() {
-        Lanes.assumeAvailable(Backend.metal());
+    /** The lane's runner; where no device is present, an evidence line with the reason, then the skip. */
+    static MetalRunner runner(Evidence ev) {
+        Lanes.assumeAvailable(Backend.metal(), ev);
         return (MetalRunner) Backend.metal().runner();
     }
 
     @Test
-    void mslThatDoesNotCompileFailsWithTheMetalErrorName() {
-        MetalRunner r = runner();
+    void mslThatDoesNotCompileFailsWithTheMetalErrorName(Evidence ev) {
+        MetalRunner r = runner(ev);
         NativeKernelException x = assertThrows(NativeKernelException.class,
                 () -> r.compileAndRelease("kernel void broken(device float* x [[buffer(0)]]) { x[0] = ; }"));
         assertEquals("MTLLibraryErrorCompileFailure", x.errorName(), x.getMessage());
@@ -38,8 +42,8 @@ class MetalDeviceFailureTest {
     }
 
     @Test
-    void theLaneDescribesItsDevice() {
-        MetalRunner r = runner();
+    void theLaneDescribesItsDevice(Evidence ev) {
+        MetalRunner r = runner(ev);
         System.out.println("metal lane: " + r.describe());
         assertFalse(r.describe().isBlank());
     }

@@ -28,7 +28,11 @@ class KeepSpanTest {
         UnionRun.Spec spec = new UnionRun.Spec(2, 3, tq, tk, tc, 16, window, ratio, 0, Precision.F32);
         UnionInputs in = spec.inputs(seed);
         UnionGeometry g = UnionGeometry.of(tq, tk, tc, window, 0);
-        ev.degeneracy("keys_cut_before_base", g.base() > 0, "base = " + g.base());
+        // Measured on the inputs through the fixture's formula base = t_k_full - min(t_q + W - 1, t_k_full).
+        long base = new io.attnproof.fixtures.gen.UnionCase(tq, tk, window, ratio.value(), tc, 0, Precision.F32, 2, 3,
+                16).base();
+        ev.degeneracy("keys_cut_before_base", base, io.attnproof.fixtures.evidence.Comparison.GT, 0,
+                "keys before the keep span");
 
         Tensor narrowed = UnionRun.run(spec, in, in.sinks(), null);
         float[] whole = wholeCache(spec, in, g, 0);

@@ -13,7 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * U5: union output matches the fp64 oracle at W = 128, R in {4, 128}, t_k in {127, 128, 129, 256, 512, 513};
@@ -72,6 +74,52 @@ public class UnionOracleTest {
             ev.controlGap("window_plus_one", Diff.of(UnionAttentionOracle.attend(wide), run.actual()).maxAbs(),
                     mustExceed);
         }
+        // The subtle controls a real bug looks like: window - 1, compressed threshold -/+ 1 block.
+        for (Map.Entry<String, double[][][][]> control : subtleControls(run.problem()).entrySet()) {
+            ev.controlGap(control.getKey(), Diff.of(control.getValue(), run.actual()).maxAbs(), mustExceed);
+        }
+    }
+
+    /**
+     * The fp64 oracle fed the subtle wrong geometries a real bug looks like, each where the fixture's geometry lets
+     * it differ: {@code window_minus_one} (some row has W keys to lose), {@code threshold_minus_one_block} (some row
+     * admits a block: its newest admitted block masked off) and {@code threshold_plus_one_block} (some row's
+     * threshold is below t_c: every position moved on by R, which leaves the difference-based raw window alone
+     * and admits one more block). {@code p} must carry no caller mask.
+     */
+    public static Map<String, double[][][][]> subtleControls(UnionProblem p) {
+        if (p.callerMask() != null) {
+            throw new IllegalArgumentException("p.callerMask() must be null: the controls build their own masks");
+        }
+        Map<String, double[][][][]> out = new LinkedHashMap<>();
+        long q0 = p.q0();
+        long lastRow = q0 + p.tq() - 1;
+        if (p.window() > 1 && lastRow - (p.window() - 1) >= p.rawPrefix()) {
+            out.put("window_minus_one", UnionAttentionOracle.attend(new UnionProblem(p.q(), p.k(), p.v(),
+                    p.compressed(), p.sinks(), null, p.window() - 1, p.ratio(), p.rawPrefix())));
+        }
+        int tc = p.tc();
+        if (p.ratio() > 0 && tc > 0) {
+            int width = (int) p.tkFull() + tc;
+            double[][][] fewer = new double[1][p.tq()][width];
+            boolean someAdmitted = false;
+            for (int r = 0; r < p.tq(); r++) {
+                long threshold = Math.min(tc, AdmitRules.compressedThreshold(q0 + r, p.ratio()));
+                if (threshold > 0) {
+                    fewer[0][r][(int) p.tkFull() + (int) threshold - 1] = Double.NEGATIVE_INFINITY;
+                    someAdmitted = true;
+                }
+            }
+            if (someAdmitted) {
+                out.put("threshold_minus_one_block", UnionAttentionOracle.attend(new UnionProblem(p.q(), p.k(),
+                        p.v(), p.compressed(), p.sinks(), fewer, p.window(), p.ratio(), p.rawPrefix())));
+            }
+            if (AdmitRules.compressedThreshold(q0, p.ratio()) < tc) {
+                out.put("threshold_plus_one_block", UnionAttentionOracle.attend(new UnionProblem(p.q(), p.k(), p.v(),
+                        p.compressed(), p.sinks(), null, p.window(), p.ratio(), p.rawPrefix() + p.ratio())));
+            }
+        }
+        return out;
     }
 
     /** The same problem with compressed block {@code block} masked off for every row. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.attention.UnionRun;
 import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
 import io.attnproof.fixtures.gen.Theories;
 import io.attnproof.fixtures.gen.UnionCase;
@@ -45,8 +46,10 @@ class UnionProperties {
             UnionRun run = UnionRun.of(spec(c), seed);
             double ratio = run.diff().maxAbs() / run.limit();
             if (!(run.diff().maxAbs() <= run.limit())) {
-                throw new AssertionError("seed " + seed + ": max_abs_err " + run.diff().maxAbs() + " > limit "
-                        + run.limit() + " at " + run.diff().worst());
+                // Recorded, not thrown: the worst ratio below is the check (a NaN error counts as the worst).
+                System.err.println("U5 property: seed " + seed + ": max_abs_err " + run.diff().maxAbs() + " > limit "
+                        + run.limit() + " at " + run.diff().worst() + " for " + c);
+                ratio = Double.isNaN(ratio) ? Double.POSITIVE_INFINITY : ratio;
             }
             if (ratio > worstRatio.get()) {
                 worstRatio.set(ratio);
@@ -56,11 +59,11 @@ class UnionProperties {
             withBlocks.addAndGet(c.ratio() > 0 && c.tc() > 0 ? 1 : 0);
             windowCuts.addAndGet(c.tkFull() - c.keep() > c.rawPrefix() ? 1 : 0);
         });
-        ev.degeneracy("cases_with_raw_prefix", withPrefix.get() > EXAMPLES / 10, withPrefix + " of " + EXAMPLES);
-        ev.degeneracy("cases_with_compressed_blocks", withBlocks.get() > EXAMPLES / 10, withBlocks + " of " + EXAMPLES);
-        ev.degeneracy("cases_where_narrowing_cuts", windowCuts.get() > EXAMPLES / 10, windowCuts + " of " + EXAMPLES);
-        ev.check("worst_err_over_limit", worstRatio.get(), 1.0, null);
+        ev.degeneracy("cases_with_raw_prefix", withPrefix.get(), Comparison.GT, EXAMPLES / 10, "of " + EXAMPLES);
+        ev.degeneracy("cases_with_compressed_blocks", withBlocks.get(), Comparison.GT, EXAMPLES / 10, "of " + EXAMPLES);
+        ev.degeneracy("cases_where_narrowing_cuts", windowCuts.get(), Comparison.GT, EXAMPLES / 10, "of " + EXAMPLES);
         System.out.println("U5 property: worst err/limit " + worstRatio.get() + " for " + worstCase.get());
+        ev.check("worst_err_over_limit", worstRatio.get(), 1.0, null);
     }
 
     @Test
@@ -93,7 +96,7 @@ class UnionProperties {
             differing.addAndGet(bits);
             cut.addAndGet(g.base() > c.rawPrefix() ? 1 : 0);
         });
-        ev.degeneracy("cases_where_narrowing_cuts", cut.get() > EXAMPLES / 10, cut + " of " + EXAMPLES);
+        ev.degeneracy("cases_where_narrowing_cuts", cut.get(), Comparison.GT, EXAMPLES / 10, "of " + EXAMPLES);
         ev.checkBitIdentical("elements_differing_over_all_cases", differing.get());
     }
 }

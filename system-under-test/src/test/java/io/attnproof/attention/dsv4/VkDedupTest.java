@@ -10,6 +10,7 @@ import io.attnproof.attention.UnionRun;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
 import io.attnproof.fixtures.gen.UnionInputs;
 import io.attnproof.fixtures.tolerance.Diff;
@@ -49,10 +50,17 @@ class VkDedupTest {
         UnionRun.Spec spec = new UnionRun.Spec(2, 3, tq, tk, tc, 16, 8, ratio, 0, Precision.F32);
         String label = "[" + ratio + " t_q=" + tq + "]";
         UnionInputs in = spec.inputs(seed);
-        UnionGeometry g = UnionGeometry.of(tq, tk, tc, 8, 0);
-        ev.degeneracy("narrow_site_cuts_keys" + label, g.base() > 0, "base " + g.base());
+        // Measured on the inputs through the fixture's formulas: the narrow site cuts keys (base > 0), and on a
+        // compressed layer the last row admits a block, so the cat site joins blocks the output depends on.
+        io.attnproof.fixtures.gen.UnionCase fx = new io.attnproof.fixtures.gen.UnionCase(tq, tk, 8, ratio.value(), tc,
+                0, Precision.F32, 2, 3, 16);
+        ev.degeneracy("narrow_site_cuts_keys" + label, fx.base(), Comparison.GT, 0, "keys before the keep span");
         int sites = tc > 0 ? 2 : 1;
-        ev.degeneracy("t_c_positive_unless_ratio_0" + label, (tc > 0) == (ratio != CompressRatio.STANDARD), "t_c " + tc);
+        if (ratio != CompressRatio.STANDARD) {
+            long admitted = Math.min(tc, io.attnproof.oracles.AdmitRules.compressedThreshold(fx.q0() + tq - 1,
+                    ratio.value()));
+            ev.degeneracy("blocks_admitted_by_the_last_row" + label, admitted, Comparison.GE, 1, "t_c " + tc);
+        }
 
         Tensor k = Tensors.kv(in.k(), DType.F32);
         Tensor[] out = new Tensor[2];
@@ -123,7 +131,8 @@ class VkDedupTest {
         // Through dsv4_attention: the equal-valued copy is materialised at both sites, never counted as aliased.
         FusedVStats.Snapshot delta = counted(() -> attend(spec, in, k, copy));
         ev.check("copies_counted_as_aliased", delta.aliased(), 0, null);
-        ev.controlAtLeast("copy_call_materialized_sites", delta.materialized(), 1);
+        // Both duplication sites (narrow and cat: t_c > 0) materialise an equal-valued copy.
+        ev.controlAtLeast("copy_call_materialized_sites", delta.materialized(), spec.tc() > 0 ? 2 : 1);
         assertSame(k, k.reshape(k.shape()));
         assertNotEquals(k.id(), copy.id());
     }
@@ -135,7 +144,16 @@ class VkDedupTest {
         ev.seed(seed);
         UnionRun.Spec spec = new UnionRun.Spec(2, 3, 4, 40, 10, 16, 8, CompressRatio.CSA, 0, Precision.F32);
         UnionInputs distinct = UnionInputs.generate(seed, 2, 3, 4, 40, 10, 16, Precision.F32, 2.0);
-        ev.degeneracy("v_differs_from_k", distinct.v() != distinct.k(), "separate arrays");
+        // Measured on the inputs: V's values differ from K's (not merely another array).
+        double vMinusK = 0;
+        for (int b = 0; b < distinct.k().length; b++) {
+            for (int j = 0; j < distinct.k()[b].length; j++) {
+                for (int d = 0; d < distinct.k()[b][j].length; d++) {
+                    vMinusK = Math.max(vMinusK, Math.abs(distinct.v()[b][j][d] - distinct.k()[b][j][d]));
+                }
+            }
+        }
+        ev.degeneracy("v_differs_from_k", vMinusK, Comparison.GT, 1e-2, "max |v - k| over the inputs");
         Tensor k = Tensors.kv(distinct.k(), DType.F32);
         Tensor v = Tensors.kv(distinct.v(), DType.F32);
         Tensor[] out = new Tensor[1];
@@ -145,8 +163,9 @@ class VkDedupTest {
         UnionRun run = UnionRun.of(spec, distinct, distinct.sinks(), null, null);
         ev.check("max_abs_err_distinct_v_vs_oracle", run.diff().maxAbs(), run.limit(), run.diff().worst());
         Tensor kTwice = attend(spec, distinct, k, k);
+        // Bar: the claim's tolerance limit for this output (and no less than a 1e-2 signal).
         ev.controlGap("distinct_v_vs_k_as_v", Diff.of(Tensors.toArray4(out[0]), Tensors.toArray4(kTwice)).maxAbs(),
-                1e-2);
+                Math.max(1e-2, run.limit()));
         assertFalse(VkDedup.vAliasesK(k, v));
         assertTrue(VkDedup.vAliasesK(v, v));
     }

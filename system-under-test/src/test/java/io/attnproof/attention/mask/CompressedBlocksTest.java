@@ -10,7 +10,9 @@ import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.gen.UnionCase;
 import io.attnproof.fixtures.gen.UnionInputs;
 import io.attnproof.fixtures.tolerance.Diff;
 import io.attnproof.oracles.AdmitRules;
@@ -31,22 +33,30 @@ class CompressedBlocksTest {
     void compressedHalfEqualsTheOracle(int ratio, int tk, Evidence ev) {
         int tq = Math.min(tk, 3 * ratio + 2);
         int tc = tk / ratio;
+        // The judge's geometry comes from the fixture's formulas (SYSTEM.md §4.1-2), never from the system.
+        UnionCase fx = new UnionCase(tq, tk, W, ratio, tc, 0, Precision.F32, 1, 1, 1);
+        long q0 = fx.q0();
+        int keep = (int) fx.keep();
         UnionGeometry g = UnionGeometry.of(tq, tk, tc, W, 0);
+        long geometryWrong = (g.q0() == q0 ? 0 : 1) + (g.base() == fx.base() ? 0 : 1) + (g.keep() == keep ? 0 : 1)
+                + (g.nKeys() == keep + tc ? 0 : 1);
         UnionMask mask = new UnionMask(g.q0(), tq, g.base(), g.keep(), W, tc, ratio);
         Tensor dense = mask.materialize(DType.F32, Device.CPU);
-        double[][] oracle = DenseMasks.union(g.q0(), tq, g.base(), g.keep(), W, tc, ratio);
+        double[][] oracle = DenseMasks.union(q0, tq, fx.base(), keep, W, tc, ratio);
+        ev.checkBitIdentical("geometry_fields_off_the_formulas", geometryWrong);
         long differing = 0;
         long offByOne = 0;
-        long minThreshold = Long.MAX_VALUE;
-        long maxThreshold = Long.MIN_VALUE;
+        long offByOneMin = 0;
+        java.util.TreeSet<Long> thresholds = new java.util.TreeSet<>();
         for (int r = 0; r < tq; r++) {
-            long p = g.q0() + r;
-            minThreshold = Math.min(minThreshold, AdmitRules.compressedThreshold(p, ratio));
-            maxThreshold = Math.max(maxThreshold, AdmitRules.compressedThreshold(p, ratio));
+            long p = q0 + r;
+            long threshold = 0;
             for (int b = 0; b < tc; b++) {
-                int c = g.keep() + b;
+                int c = keep + b;
                 boolean inDense = dense.flat(r * g.nKeys() + c) == 0f;
-                if (inDense != mask.admits(r, c) || inDense != (oracle[r][c] == 0.0)) {
+                boolean admitted = oracle[r][c] == 0.0;
+                threshold += admitted ? 1 : 0;
+                if (inDense != mask.admits(r, c) || inDense != admitted) {
                     differing++;
                 }
                 // Control: the off-by-one threshold floor(p / R) (the query's own token not counted).
@@ -54,13 +64,20 @@ class CompressedBlocksTest {
                     offByOne++;
                 }
             }
+            thresholds.add(threshold);
+            // floor(p / R) is one block short exactly on the rows that complete a block, while that block exists.
+            offByOneMin += (p + 1) % ratio == 0 && (p + 1) / ratio <= tc ? 1 : 0;
         }
-        ev.degeneracy("thresholds_differ_across_rows", minThreshold < maxThreshold || tq == 1,
-                "thresholds " + minThreshold + ".." + maxThreshold);
-        ev.degeneracy("some_threshold_below_tc", minThreshold < tc || tc == 0,
-                "min threshold " + minThreshold + " vs t_c " + tc);
+        // Measured on the oracle's rows: the admitted-block counts differ across rows, and some row admits fewer than
+        // t_c (a row that admits every block cannot show a too-permissive threshold).
+        if (tq > 1) {
+            ev.degeneracy("distinct_thresholds_across_rows", thresholds.size(), Comparison.GE, 2,
+                    "admitted-block counts " + thresholds);
+        }
+        ev.degeneracy("some_threshold_below_tc", thresholds.first(), Comparison.LE, tc - 1,
+                "admitted-block counts " + thresholds + " vs t_c " + tc);
         ev.checkBitIdentical("cells_differing_from_oracle", differing);
-        ev.controlAtLeast("threshold_floor_p_over_R_cells", offByOne, 1);
+        ev.controlAtLeast("threshold_floor_p_over_R_cells", offByOne, Math.max(1, offByOneMin));
     }
 
     @Test
@@ -89,12 +106,14 @@ class CompressedBlocksTest {
         boolean[][][] moved = RowDelta.moved(spec, seed, in -> Arrays.fill(in.compressed()[0][b0], 3.0));
         long wrong = 0;
         long offByOne = 0;
+        long offByOneMin = 0;
         for (int r = 0; r < tk; r++) {
             wrong += moved[0][1][r] != AdmitRules.compressedAdmits(r, b0, 4) ? 1 : 0;
             offByOne += moved[0][1][r] != (b0 < r / 4) ? 1 : 0;
+            offByOneMin += AdmitRules.compressedAdmits(r, b0, 4) != (b0 < r / 4) ? 1 : 0;
         }
         ev.checkBitIdentical("rows_moved_against_rule", wrong);
-        ev.controlAtLeast("threshold_floor_p_over_R_rows", offByOne, 1);
+        ev.controlAtLeast("threshold_floor_p_over_R_rows", offByOne, Math.max(1, offByOneMin));
     }
 
     /** A ratio-0 layer handed compressed columns ignores them: bit-identical to passing none. */
@@ -116,7 +135,10 @@ class CompressedBlocksTest {
         // Control: the same compressed columns on a CSA layer do change the output.
         Tensor csa = Dsv4Attention.attention(q, k, k, compressed, null, sinks,
                 io.attnproof.attention.dsv4.Dsv4Config.of(CompressRatio.CSA, 8, 0));
+        // Bar: the tolerance limit of the CSA output against its oracle (and no less than a 1e-2 signal).
+        UnionRun.Spec csaSpec = new UnionRun.Spec(2, 2, 4, tk, 6, 8, 8, CompressRatio.CSA, 0, Precision.F32);
+        double limit = UnionRun.of(csaSpec, in, in.sinks(), null, null).limit();
         ev.controlGap("csa_layer_uses_the_blocks", Diff.of(Tensors.toArray4(csa), Tensors.toArray4(without)).maxAbs(),
-                1e-2);
+                Math.max(1e-2, limit));
     }
 }

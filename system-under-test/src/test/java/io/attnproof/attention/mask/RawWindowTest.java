@@ -1,7 +1,5 @@
 package io.attnproof.attention.mask;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.attnproof.attention.RowDelta;
 import io.attnproof.attention.UnionRun;
 import io.attnproof.attention.dsv4.CompressRatio;
@@ -11,7 +9,9 @@ import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.gen.UnionCase;
 import io.attnproof.oracles.AdmitRules;
 import io.attnproof.oracles.DenseMasks;
 import io.attnproof.oracles.Precision;
@@ -32,41 +32,52 @@ class RawWindowTest {
     void maskEqualsTheOracleAtTheBoundaries(int tk, Evidence ev) {
         long differing = 0;
         long offByOneGap = 0;
-        boolean someRowFull = false;
-        boolean someRowShort = false;
+        long offByOneMin = 0;
+        long geometryWrong = 0;
+        long fullRows = 0;
+        long shortRows = 0;
         for (int tq : new int[] {tk, 1}) {
+            // The judge's geometry comes from the fixture's formulas (SYSTEM.md §4.1-2), never from the system.
+            UnionCase fx = new UnionCase(tq, tk, W, 0, 0, 0, Precision.F32, 1, 1, 1);
+            long q0 = fx.q0();
+            long base = fx.base();
+            int keep = (int) fx.keep();
             UnionGeometry g = UnionGeometry.of(tq, tk, 0, W, 0);
+            geometryWrong += (g.q0() == q0 ? 0 : 1) + (g.base() == base ? 0 : 1) + (g.keep() == keep ? 0 : 1);
             UnionMask mask = new UnionMask(g.q0(), tq, g.base(), g.keep(), W, 0, 0);
             double[][] dense = denseOf(mask.materialize(DType.F32, Device.CPU), tq, g.keep());
-            double[][] oracle = DenseMasks.union(g.q0(), tq, g.base(), g.keep(), W, 0, 0);
-            double[][] wide = DenseMasks.union(g.q0(), tq, g.base(), g.keep(), W + 1, 0, 0);
+            double[][] oracle = DenseMasks.union(q0, tq, base, keep, W, 0, 0);
+            double[][] wide = DenseMasks.union(q0, tq, base, keep, W + 1, 0, 0);
             for (int r = 0; r < tq; r++) {
-                long p = g.q0() + r;
+                long p = q0 + r;
                 int admitted = 0;
-                for (int c = 0; c < g.keep(); c++) {
-                    boolean predicate = mask.admits(r, c);
-                    boolean inDense = dense[r][c] == 0.0;
+                for (int c = 0; c < keep; c++) {
+                    boolean inDense = c < g.keep() && dense[r][c] == 0.0;
+                    boolean predicate = c < g.keep() && mask.admits(r, c);
                     if (predicate != inDense || inDense != (oracle[r][c] == 0.0)) {
                         differing++;
                     }
                     if (inDense != (wide[r][c] == 0.0)) {
                         offByOneGap++;
                     }
-                    admitted += inDense ? 1 : 0;
+                    admitted += oracle[r][c] == 0.0 ? 1 : 0;
                 }
-                // Exactly W keys once p >= W-1, the diagonal always included.
-                assertEquals(Math.min(p + 1, W), admitted, "keys admitted to p = " + p);
-                assertEquals(0.0, dense[r][(int) (p - g.base())], "diagonal of p = " + p);
-                someRowFull |= admitted == W;
-                someRowShort |= admitted < W;
+                // W + 1 keys admit key p - W too wherever it lies inside the keep span: one cell per such row.
+                offByOneMin += p - W >= base ? 1 : 0;
+                fullRows += admitted == W ? 1 : 0;
+                shortRows += admitted < W ? 1 : 0;
             }
         }
-        ev.degeneracy("rows_with_full_and_short_windows", someRowFull == (tk >= W) && someRowShort,
-                "t_k = " + tk + ": full " + someRowFull + ", short " + someRowShort);
+        // Measured on the oracle's rows: rows with W keys (from t_k = W on) and rows with fewer (the first W - 1).
+        ev.degeneracy("rows_with_a_short_window", shortRows, Comparison.GE, 1, "rows before p = W - 1");
+        if (tk >= W) {
+            ev.degeneracy("rows_with_a_full_window", fullRows, Comparison.GE, 1, "rows from p = W - 1 on");
+        }
+        ev.checkBitIdentical("geometry_fields_off_the_formulas", geometryWrong);
         ev.checkBitIdentical("cells_differing_from_oracle", differing);
-        if (tk > W) {
-            // The upstream make_swa_mask width (W+1 keys) must disagree wherever a row has W keys.
-            ev.controlAtLeast("window_plus_one_cells", offByOneGap, 1);
+        if (offByOneMin > 0) {
+            // The upstream make_swa_mask width (W+1 keys) must disagree on every row whose key p - W is retained.
+            ev.controlAtLeast("window_plus_one_cells", offByOneGap, offByOneMin);
         }
     }
 
@@ -91,13 +102,26 @@ class RawWindowTest {
                 }
             }
         }
-        ev.degeneracy("boundary_rows_present", spec.tq() > j0 + W, "rows must reach past j0 + W = " + (j0 + W));
+        // Measured on the output: unmoved rows on both sides of the moved run (both window boundaries exercised).
+        int firstMoved = -1;
+        int lastMoved = -1;
+        for (int r = 0; r < spec.tq(); r++) {
+            if (moved[0][0][r]) {
+                firstMoved = firstMoved < 0 ? r : firstMoved;
+                lastMoved = r;
+            }
+        }
+        ev.degeneracy("unmoved_rows_before_the_moved_run", firstMoved, Comparison.GT, 0, "first moved row");
+        ev.degeneracy("unmoved_rows_after_the_moved_run", spec.tq() - 1 - lastMoved, Comparison.GT, 0,
+                "last moved row " + lastMoved + " of " + spec.tq());
         ev.checkBitIdentical("rows_moved_against_rule", wrong);
         long wideWrong = 0;
+        long wideMin = 0;
         for (int r = 0; r < spec.tq(); r++) {
             wideWrong += moved[0][0][r] != AdmitRules.rawAdmits(q0 + r, j0, W + 1) ? 1 : 0;
+            wideMin += AdmitRules.rawAdmits(q0 + r, j0, W + 1) != AdmitRules.rawAdmits(q0 + r, j0, W) ? 1 : 0;
         }
-        ev.controlAtLeast("window_plus_one_rows", wideWrong, 1);
+        ev.controlAtLeast("window_plus_one_rows", wideWrong, wideMin);
     }
 
     /** SYSTEM.md §4.10: the window reaches the generic SDPA backend on STANDARD layers only. */

@@ -69,6 +69,7 @@ public class RaggedCohortTest {
         long bits = 0;
         double worstErr = 0;
         double worstLimit = 0;
+        double maxLimit = 0;
         Diff worst = null;
         for (int i = 0; i < cohort.batch(); i++) {
             Tensor alone = Cohorts.alone(cohort, canaried, i, backend);
@@ -80,6 +81,7 @@ public class RaggedCohortTest {
             Diff diff = Diff.of(oracle, Cohorts.row(out, i));
             double naive = Diff.of(oracle, UnionAttentionOracle.attendNaive(p, Precision.F32)).maxAbs();
             double limit = Tolerance.limit(Precision.F32, naive, diff.oracleMaxAbs());
+            maxLimit = Math.max(maxLimit, limit);
             if (worst == null || diff.maxAbs() / limit > worstErr / worstLimit) {
                 worstErr = diff.maxAbs();
                 worstLimit = limit;
@@ -98,6 +100,71 @@ public class RaggedCohortTest {
             gap = Math.max(gap, Diff.of(Tensors.toArray4(Cohorts.alone(cohort, zeros, i, backend)),
                     Cohorts.row(scalar, i)).maxAbs());
         }
-        ev.controlGap("batch_wide_position" + label, gap, worstLimit);
+        ev.controlGap("batch_wide_position" + label, gap, maxLimit);
+
+        // The subtle controls a real bug looks like, each the fp64 oracle fed one wrong geometry: the dead-prefix
+        // kill one column short (lead - 1: the row sees a zero-filled slot) or one too far (lead + 1: it loses its
+        // oldest key), the window one short, the row's compressed threshold one block low or high.
+        for (int i = 0; i < cohort.batch(); i++) {
+            // The geometry form with the right geometry is the row-alone oracle: the controls' construction holds.
+            RaggedCohort.Row row = zeros.rows().get(i);
+            double formsGap = Diff.of(rowOracle(cohort, zeros, i, (int) cohort.lead(i), 0, cohort.window()),
+                    UnionAttentionOracle.attend(new UnionProblem(row.q(), row.k(), row.k(), row.compressed(),
+                            zeros.sinks(), null, cohort.window(), cohort.ratio(), 0))).maxAbs();
+            org.junit.jupiter.api.Assertions.assertTrue(formsGap <= 1e-12,
+                    "row " + i + ": the geometry oracle misses the row-alone oracle by " + formsGap);
+        }
+        int[][] wrongGeometries = {{1, 0, 0}, {-1, 0, 0}, {0, 0, -1}, {0, -1, 0}, {0, 1, 0}};
+        String[] names = {"lead_minus_one", "lead_plus_one", "window_minus_one", "threshold_minus_one_block",
+            "threshold_plus_one_block"};
+        for (int g = 0; g < names.length; g++) {
+            int[] wrong = wrongGeometries[g];
+            if (wrong[1] != 0 && cohort.ratio() == 0 || cohort.window() + wrong[2] < 1) {
+                continue;   // no compressed columns at ratio 0
+            }
+            double controlGap = -1;
+            for (int i = 0; i < cohort.batch(); i++) {
+                int firstCol = (int) cohort.lead(i) - wrong[0];
+                if (firstCol < 0 || cohort.width() - firstCol < cohort.tq()) {
+                    continue;   // no slot before the row, or no key of its own left to lose
+                }
+                double[][][][] answer = rowOracle(cohort, zeros, i, firstCol, wrong[1], cohort.window() + wrong[2]);
+                controlGap = Math.max(controlGap, Diff.of(answer, Cohorts.row(out, i)).maxAbs());
+            }
+            if (controlGap >= 0) {
+                ev.controlGap(names[g] + label, controlGap, maxLimit);
+            }
+        }
+    }
+
+    /**
+     * Row {@code i} of {@code cohort} as the fp64 oracle sees it through a chosen geometry, over the batched buffers
+     * (zero-filled dead prefix and padding blocks, as front_pad_single writes them): raw keys from batch column
+     * {@code firstCol} on (the row's own {@code lead} when right), compressed block b admitted iff
+     * {@code b < floor((rowQ0[i] + r + 1) / R) + thresholdShift} (an explicit caller mask), window {@code window}.
+     * Positions are moved on by {@code 2R + 2} so that the oracle's own compressed rule admits every block the mask
+     * leaves; the raw window is a difference and does not move.
+     */
+    static double[][][][] rowOracle(RaggedCohort cohort, RaggedCohort.Inputs zeros, int i, int firstCol,
+            int thresholdShift, int window) {
+        int ratio = cohort.ratio();
+        int shift = 2 * ratio + 2;
+        int n = cohort.width() - firstCol;
+        double[][][] k = {java.util.Arrays.copyOfRange(zeros.k()[i], firstCol, cohort.width())};
+        int tc = cohort.tc();
+        double[][][] compressed = tc == 0 ? null : new double[][][] {zeros.compressed()[i]};
+        double[][][] mask = null;
+        if (tc > 0) {
+            mask = new double[1][cohort.tq()][shift + n + tc];
+            long rowQ0 = cohort.rowQ0()[i];
+            for (int r = 0; r < cohort.tq(); r++) {
+                long threshold = Math.max(0, (rowQ0 + r + 1) / ratio + thresholdShift);
+                for (int b = (int) Math.min(threshold, tc); b < tc; b++) {
+                    mask[0][r][shift + n + b] = Double.NEGATIVE_INFINITY;
+                }
+            }
+        }
+        return UnionAttentionOracle.attend(new UnionProblem(new double[][][][] {zeros.q()[i]}, k, k, compressed,
+                zeros.sinks(), mask, window, ratio, shift));
     }
 }

@@ -6,6 +6,7 @@ import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
 import io.attnproof.fixtures.gen.SinksInputs;
 import io.attnproof.oracles.Precision;
@@ -56,11 +57,25 @@ class MaskWarningTest {
         ev.check("warnings_for_calls_no_mask_moved_off_a_fused_kernel", log.entries().size(), 0, null);
 
         int calls = 0;
+        long movedOff = 0;
+        java.util.Set<Device.Kind> kinds = java.util.EnumSet.noneOf(Device.Kind.class);
         for (int i = 0; i < 12; i++) {
-            call(i % 2 == 0 ? Device.cuda(i % 3) : Device.metal(0), 1, i % 3 == 0 ? 80 : 64, true);
+            Device device = i % 2 == 0 ? Device.cuda(i % 3) : Device.metal(0);
+            int d = i % 3 == 0 ? 80 : 64;
+            // Read from the system's dispatch: the mask moves this call off the fused arm it would take without one.
+            Tensor q = SinksRun.tensor(SinksInputs.generate(SEED + d, 1, 4, 2, 3, 6, d, Precision.F32, 1.0).q(),
+                    DType.F32, device);
+            if (SinksAttention.armFor(q, null, true).fused()
+                    && !SinksAttention.armFor(q, Tensor.zeros(DType.F32, device, 3, 6), true).fused()) {
+                movedOff++;
+                kinds.add(device.kind());
+            }
+            call(device, 1, d, true);
             calls++;
         }
-        ev.degeneracy("many_masked_gpu_calls", calls >= 10, calls + " calls");
+        ev.degeneracy("masked_gpu_calls_moved_off_a_fused_arm", movedOff, Comparison.GE, 10,
+                movedOff + " of " + calls + " calls, on " + kinds);
+        ev.degeneracy("gpu_kinds_moved_off_a_fused_arm", kinds.size(), Comparison.GE, 2, "kinds " + kinds);
         ev.check("warnings_for_" + calls + "_masked_gpu_calls_minus_one", Math.abs(log.count(Level.WARNING) - 1), 0,
                 null);
         ev.check("records_at_other_levels", log.entries().size() - log.count(Level.WARNING), 0, null);

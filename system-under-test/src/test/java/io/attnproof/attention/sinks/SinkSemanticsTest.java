@@ -85,7 +85,8 @@ class SinkSemanticsTest {
         ev.check("max_abs_err", worstErr, Tolerance.fallbackLimit(Precision.F32, 1.0), worst);
         // The sink takes real mass somewhere: otherwise dropping it could not show.
         ev.degeneracy("sink_takes_real_mass", sinkShareMax > 0.05, "max sink share " + sinkShareMax);
-        ev.controlGap("softmax_without_sink", plainGap, 1e-2);
+        // Bar: the claim's tolerance limit for these probabilities (and no less than a 1e-2 signal).
+        ev.controlGap("softmax_without_sink", plainGap, Math.max(1e-2, Tolerance.fallbackLimit(Precision.F32, 1.0)));
     }
 
     @Test
@@ -147,7 +148,7 @@ class SinkSemanticsTest {
                 Diff.of(oracleMinusInf, Tensors.toArray4(noSink)).maxAbs(), run.limit(), null);
         UnionRun withSink = UnionRun.of(spec, in, in.sinks(), null, null);
         ev.controlGap("finite_sink_changes_output", Diff.of(withSink.actual(), Tensors.toArray4(noSink)).maxAbs(),
-                1e-2);
+                Math.max(1e-2, withSink.limit()));
     }
 
     @Test
