@@ -67,10 +67,13 @@ public enum AttentionArm {
     }
 
     /**
-     * The arm a V4 layer takes for a call of {@code tq} queries: graph decode serves single-query uniform decode
-     * steps only (prefill and ragged steps take the dense arm); the other arms serve every call.
+     * The arm a V4 layer takes for a call of {@code tq} queries under {@code config}: graph decode serves
+     * single-query uniform decode steps of compressed (CSA/HCA) layers only; prefill, ragged steps and ratio-0 layers
+     * take the dense arm. The other arms serve every call.
      */
-    public AttentionArm forCall(int tq, boolean ragged) {
-        return this == GRAPH_DECODE && (tq != 1 || ragged) ? DENSE : this;
+    public AttentionArm forCall(int tq, Dsv4Config config) {
+        boolean graph = tq == 1 && config.rowQ0() == null
+                && config.compressRatio() != io.attnproof.attention.dsv4.CompressRatio.STANDARD;
+        return this == GRAPH_DECODE && !graph ? DENSE : this;
     }
 }

@@ -125,7 +125,7 @@ public final class V4Model {
             }
             Dsv4Config cfg = Dsv4Config.of(layer.ratio(), c.window(), 0)
                     .withRowQ0(masksRaggedBatches ? rowQ0 : null);
-            Tensor out = arm.forCall(tq, cfg.rowQ0() != null).attend(q, k, v, compressed,
+            Tensor out = arm.forCall(tq, cfg).attend(q, k, v, compressed,
                     Tensor.of(layer.sinks(), DType.F32, Device.CPU, c.heads()), cfg, false);
             addOutput(x, out, layer.wo(), c.heads(), c.headDim());
         }

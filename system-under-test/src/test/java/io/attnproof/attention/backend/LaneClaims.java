@@ -142,6 +142,10 @@ abstract class LaneClaims {
         Diff diff = Diff.of(c.oracle(), actual);
         double limit = Tolerance.limit(precision, c.naiveErr(), diff.oracleMaxAbs());
         e.check("max_abs_err" + label, diff.maxAbs(), limit, diff.worst());
+        if (io.attnproof.attention.PrecisionTiers.tiered(precision)) {
+            io.attnproof.attention.PrecisionTiers.check(e, "max_abs_err" + label, precision, diff,
+                    io.attnproof.attention.PrecisionTiers.unionLimit(c.problem(), precision, c.oracle()));
+        }
         if (c.dropBlock() != null && lastThreshold > 0) {
             e.controlGap("drop_a_block" + label, Diff.of(c.dropBlock(), actual).maxAbs(), limit);
         }
@@ -385,6 +389,10 @@ abstract class LaneClaims {
         Diff diff = Diff.of(c.oracle(), actual);
         double limit = Tolerance.limit(precision, c.naiveErr(), diff.oracleMaxAbs());
         e.check("max_abs_err_fused_vs_causal_reference" + label, diff.maxAbs(), limit, diff.worst());
+        if (io.attnproof.attention.PrecisionTiers.tiered(precision)) {
+            io.attnproof.attention.PrecisionTiers.check(e, "max_abs_err_fused_vs_causal_reference" + label, precision,
+                    diff, io.attnproof.attention.PrecisionTiers.sinksLimit(c.problem(), precision, c.oracle()));
+        }
         if (c.nonCausal() != null) {
             e.controlGap("non_causal" + label, Diff.of(c.nonCausal(), actual).maxAbs(), limit);
         }

@@ -55,6 +55,10 @@ public class UnionOracleTest {
         ev.degeneracy("some_block_admitted", lastThreshold > 0 || tc == 0,
                 "the last row admits " + lastThreshold + " blocks");
         ev.check("max_abs_err", run.diff().maxAbs(), run.limit(), run.diff().worst());
+        if (io.attnproof.attention.PrecisionTiers.tiered(precision)) {
+            io.attnproof.attention.PrecisionTiers.check(ev, "max_abs_err", precision, run.diff(),
+                    io.attnproof.attention.PrecisionTiers.unionLimit(run.problem(), precision, run.oracle()));
+        }
         ev.info("naive_same_precision_err", run.naiveErr());
 
         double mustExceed = run.limit();
@@ -78,6 +82,48 @@ public class UnionOracleTest {
         for (Map.Entry<String, double[][][][]> control : subtleControls(run.problem()).entrySet()) {
             ev.controlGap(control.getKey(), Diff.of(control.getValue(), run.actual()).maxAbs(), mustExceed);
         }
+    }
+
+    /**
+     * U5 at F16 and BF16 with sharp attention (queries scaled by 8, a power of two, so inputs stay exact in the dtype;
+     * logits span tens): the precision contract (logits and probabilities kept in f32) is where a kernel that rounds
+     * its scores to the dtype shows; FlashAttention's compatibility bound, which rounds them too, cannot see it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(value = Precision.class, names = {"F16", "BF16"})
+    void sharpScoresHoldThePrecisionContract(Precision precision, Evidence ev) {
+        long seed = 5150L + precision.ordinal();
+        ev.seed(seed);
+        String label = "[sharp " + precision + "]";
+        UnionRun.Spec spec = new UnionRun.Spec(1, 2, 64, 256, 64, 32, W, CompressRatio.CSA, 0, precision);
+        UnionInputs base = spec.inputs(seed);
+        double[][][][] q = base.q();
+        for (double[][][] b : q) {
+            for (double[][] h : b) {
+                for (double[] r : h) {
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] *= 8;
+                    }
+                }
+            }
+        }
+        UnionRun run = UnionRun.of(spec, base, base.sinks(), null, null);
+        double logitSpread = 0;
+        for (double[] logits : new double[][] {UnionAttentionOracle.logits(run.problem(), 0, 0, 63),
+                UnionAttentionOracle.logits(run.problem(), 0, 1, 63)}) {
+            for (double x : logits) {
+                logitSpread = Double.isFinite(x) ? Math.max(logitSpread, Math.abs(x)) : logitSpread;
+            }
+        }
+        ev.degeneracy("largest_logit" + label, logitSpread, io.attnproof.fixtures.evidence.Comparison.GT, 16.0,
+                "logits past 16 lose bits when rounded to a 16-bit dtype");
+        double contract = io.attnproof.attention.PrecisionTiers.unionLimit(run.problem(), precision, run.oracle());
+        ev.check("max_abs_err" + label, run.diff().maxAbs(), run.limit(), run.diff().worst());
+        io.attnproof.attention.PrecisionTiers.check(ev, "max_abs_err" + label, precision, run.diff(), contract);
+        // Control at the contract's bar: window - 1. (This sharp, the sink and single blocks carry no mass: the
+        // other controls of U5 live in the cases above.)
+        ev.controlGap("window_minus_one" + label, Diff.of(subtleControls(run.problem()).get("window_minus_one"),
+                run.actual()).maxAbs(), contract);
     }
 
     /**

@@ -29,10 +29,15 @@ public final class Cohorts {
 
     /** {@link #batched(RaggedCohort, RaggedCohort.Inputs, long[])} with the last stage on {@code backend}. */
     public static Tensor batched(RaggedCohort c, RaggedCohort.Inputs in, long[] rowQ0, Backend backend) {
-        Tensor k = Tensors.kv(in.k(), DType.F32);
-        Tensor compressed = c.tc() == 0 ? null : Tensors.kv(in.compressed(), DType.F32);
+        return batched(c, in, rowQ0, backend, DType.F32);
+    }
+
+    /** The batched call in {@code dtype} (inputs rounded to it on write). */
+    public static Tensor batched(RaggedCohort c, RaggedCohort.Inputs in, long[] rowQ0, Backend backend, DType dtype) {
+        Tensor k = Tensors.kv(in.k(), dtype);
+        Tensor compressed = c.tc() == 0 ? null : Tensors.kv(in.compressed(), dtype);
         Dsv4Config cfg = Dsv4Config.of(ratio(c), c.window(), 0).withRowQ0(rowQ0);
-        return Dsv4Attention.attention(Tensors.of4(in.q(), DType.F32), k, k, compressed, null,
+        return Dsv4Attention.attention(Tensors.of4(in.q(), dtype), k, k, compressed, null,
                 Tensors.sinks(in.sinks()), cfg, backend);
     }
 
@@ -43,10 +48,15 @@ public final class Cohorts {
 
     /** {@link #alone(RaggedCohort, RaggedCohort.Inputs, int)} with the last stage on {@code backend}. */
     public static Tensor alone(RaggedCohort c, RaggedCohort.Inputs in, int i, Backend backend) {
+        return alone(c, in, i, backend, DType.F32);
+    }
+
+    /** Row {@code i} alone in {@code dtype}. */
+    public static Tensor alone(RaggedCohort c, RaggedCohort.Inputs in, int i, Backend backend, DType dtype) {
         RaggedCohort.Row row = in.rows().get(i);
-        Tensor k = Tensors.kv(row.k(), DType.F32);
-        Tensor compressed = c.tcOf(i) == 0 ? null : Tensors.kv(row.compressed(), DType.F32);
-        return Dsv4Attention.attention(Tensors.of4(row.q(), DType.F32), k, k, compressed, null,
+        Tensor k = Tensors.kv(row.k(), dtype);
+        Tensor compressed = c.tcOf(i) == 0 ? null : Tensors.kv(row.compressed(), dtype);
+        return Dsv4Attention.attention(Tensors.of4(row.q(), dtype), k, k, compressed, null,
                 Tensors.sinks(in.sinks()), Dsv4Config.of(ratio(c), c.window(), 0), backend);
     }
 

@@ -167,4 +167,61 @@ public class RaggedCohortTest {
         return UnionAttentionOracle.attend(new UnionProblem(new double[][][][] {zeros.q()[i]}, k, k, compressed,
                 zeros.sinks(), mask, window, ratio, shift));
     }
+
+    /**
+     * R1 at F16 and BF16: each row of the cohort (inputs rounded to the dtype, a CSA layer) equals itself alone bit for
+     * bit, and its error against the fp64 oracle holds both tiers: FlashAttention's compatibility bound and the
+     * tighter precision contract (logits and probabilities kept in f32).
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(value = Precision.class, names = {"F16", "BF16"})
+    @Claim("R1")
+    void eachRowEqualsItselfAloneAt16Bit(Precision precision, Evidence ev) {
+        RaggedCohort cohort = new RaggedCohort(new int[] {37, 50, 10, 44}, 3, 16, 4, 4, 16);
+        String label = "[" + precision + "]";
+        ev.seed(SEED);
+        for (RaggedCohort.Condition c : cohort.degeneracy()) {
+            ev.degeneracy(c.name() + label, c.holds(), c.detail());
+        }
+        io.attnproof.attention.tensor.DType dtype = Tensors.dtype(precision);
+        RaggedCohort.Inputs in = cohort.inputs(SEED, precision, Double.NaN);
+        Tensor out = Cohorts.batched(cohort, in, cohort.rowQ0(), Backend.cpu(), dtype);
+        long bits = 0;
+        double worstRatio = -1;
+        double worstErr = 0;
+        double compat = 0;
+        double contract = 0;
+        io.attnproof.fixtures.evidence.Worst at = null;
+        for (int i = 0; i < cohort.batch(); i++) {
+            bits += Diff.bitsDiffering(Cohorts.row(out, i), Tensors.toArray4(Cohorts.alone(cohort, in, i,
+                    Backend.cpu(), dtype)));
+            RaggedCohort.Row row = in.rows().get(i);
+            UnionProblem p = new UnionProblem(row.q(), row.k(), row.k(), row.compressed(), in.sinks(), null,
+                    cohort.window(), cohort.ratio(), 0);
+            double[][][][] oracle = UnionAttentionOracle.attend(p);
+            Diff diff = Diff.of(oracle, Cohorts.row(out, i));
+            double naive = Diff.of(oracle, UnionAttentionOracle.attendNaive(p, precision)).maxAbs();
+            double limit = Tolerance.limit(precision, naive, diff.oracleMaxAbs());
+            double tight = io.attnproof.attention.PrecisionTiers.unionLimit(p, precision, oracle);
+            if (diff.maxAbs() / tight > worstRatio) {
+                worstRatio = diff.maxAbs() / tight;
+                worstErr = diff.maxAbs();
+                compat = limit;
+                contract = tight;
+                at = new io.attnproof.fixtures.evidence.Worst(i, diff.worst().h(), diff.worst().r(), diff.worst().c());
+            }
+        }
+        ev.checkBitIdentical("bits_row_vs_row_alone" + label, bits);
+        ev.check("max_abs_err" + label, worstErr, compat, at);
+        ev.check("max_abs_err" + label + ":precision_contract", worstErr, contract, at);
+        // Negative control: every row at the batch-wide position (zeros in the dead prefix) misses its own answer.
+        RaggedCohort.Inputs zeros = cohort.inputs(SEED, precision, 0.0);
+        Tensor scalar = Cohorts.batched(cohort, zeros, null, Backend.cpu(), dtype);
+        double gap = 0;
+        for (int i = 0; i < cohort.batch(); i++) {
+            gap = Math.max(gap, Diff.of(Tensors.toArray4(Cohorts.alone(cohort, zeros, i, Backend.cpu(), dtype)),
+                    Cohorts.row(scalar, i)).maxAbs());
+        }
+        ev.controlGap("batch_wide_position" + label, gap, compat);
+    }
 }

@@ -108,6 +108,11 @@ class FusedSinksKernelTest {
         SinksProblem problem = SinksRun.problem(in, null, window);
         SinksRun run = SinksRun.of(problem, out, precision);
         ev.check("max_abs_err_fused_vs_causal_reference" + label, run.diff().maxAbs(), run.limit(), run.diff().worst());
+        if (io.attnproof.attention.PrecisionTiers.tiered(precision)) {
+            io.attnproof.attention.PrecisionTiers.check(ev, "max_abs_err_fused_vs_causal_reference" + label,
+                    precision, run.diff(), io.attnproof.attention.PrecisionTiers.sinksLimit(problem, precision,
+                            run.oracle()));
+        }
         // Controls: no causality, window + 1 (when it cuts), no sink — each lands far from the kernel.
         if (tq > 1) {
             // (A decode row is the last row: it sees every key with or without causality.)
