@@ -224,7 +224,7 @@ public final class CorpusGenerator {
                     UnionData x = UnionData.random(s, 2, 2, 16, tk, tk / r, 32, r, 128, true);
                     String id = add(x, "U5-r" + r + "-tk" + tk + "-" + dt(t), "U5", t, s, "union output vs the oracle");
                     oracle("U5", id, "union attention matches the fp64 oracle");
-                    if (tk == 256 && (!small || t == DType.F32)) {
+                    if (tk == 256 && t == DType.F32) {   // one key among ~190 is inside the 16-bit tolerance
                         String c1 = add(x.copy().dropBlocks(1), "U5-r" + r + "-tk" + tk + "-drop-block-" + dt(t), "U5",
                                 t, s, "control: the last block dropped");
                         control("U5", c1, id, "a dropped block must miss the oracle");
