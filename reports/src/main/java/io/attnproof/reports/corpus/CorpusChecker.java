@@ -30,10 +30,11 @@ public final class CorpusChecker {
     private final Path outputs;
     private final Manifest manifest;
     private final Map<String, Manifest.Entry> entries = new LinkedHashMap<>();
-    private final Map<String, CaseChecker.Reference> references = new HashMap<>();
+    private final Map<String, CaseChecker.Reference> references;
     private final Map<String, Object> actuals = new HashMap<>();
 
-    private CorpusChecker(Path dir, Path outputs) {
+    private CorpusChecker(Path dir, Path outputs, Map<String, CaseChecker.Reference> references) {
+        this.references = references;
         this.dir = dir;
         this.outputs = outputs;
         this.manifest = Manifest.read(dir);
@@ -62,8 +63,14 @@ public final class CorpusChecker {
      * @throws CaseException naming the file and field of a bad manifest or case (bad input: exit 2)
      */
     public static Result check(Path dir, Path outputs, String engine, Path evidenceDir) {
+        return check(dir, outputs, engine, evidenceDir, new HashMap<>());
+    }
+
+    /** The same, reusing (and filling) {@code references}, the oracles of earlier checks of the same corpus by case id. */
+    public static Result check(Path dir, Path outputs, String engine, Path evidenceDir,
+            Map<String, CaseChecker.Reference> references) {
         long t0 = System.nanoTime();
-        CorpusChecker c = new CorpusChecker(dir, outputs);
+        CorpusChecker c = new CorpusChecker(dir, outputs, references);
         EvidenceSink sink = new EvidenceSink(evidenceDir);
         List<Outcome> out = new ArrayList<>();
         for (CheckSpec check : c.manifest.checks()) {

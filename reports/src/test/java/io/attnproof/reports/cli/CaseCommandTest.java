@@ -136,8 +136,16 @@ class CaseCommandTest {
         t.put("sinks", CaseWriter.Data.f4(ExampleCase.flat(in.sinks()), 4));
         t.put("compressed_kv", CaseWriter.Data.f4(ExampleCase.flat(in.compressed()), b, 1, cohort.tc(), 16));
         Path caseFile = dir.resolve(name).resolve("case.json");
+        java.util.List<int[]> slots = new java.util.ArrayList<>();
+        long[] rowQ0 = cohort.rowQ0();
+        for (int i = 0; i < b && Double.isNaN(pad); i++) {
+            long lead = java.util.Arrays.stream(rowQ0).max().orElseThrow() - rowQ0[i];
+            for (int j = 0; j < lead - rawPrefix; j++) {
+                slots.add(new int[] {i, 0, j});
+            }
+        }
         CaseWriter.write(caseFile, null, t, new CaseWriter.Config(4, 16, rawPrefix, withRowQ0 ? cohort.rowQ0() : null,
-                "F32"));
+                "F32"), slots.isEmpty() ? Map.of() : Map.of("k", slots));
         return caseFile;
     }
 
