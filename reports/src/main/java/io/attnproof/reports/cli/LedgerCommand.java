@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code attnproof ledger [MAVEN_ARGS...]}: the main job, verify then write the ledger. */
 @Command(name = "ledger", mixinStandardHelpOptions = true,
-        description = {"The main job: runs `mvn -B verify MAVEN_ARGS...` with a Java 25 JDK (bin/java25.sh), then"
+        description = {"The main job: runs `bin/verify MAVEN_ARGS...` (./mvnw -B verify with a Java 25 JDK from"
+            + " bin/java25.sh), then"
             + " writes the ledger (index.html, ledger.md, ledger.json, pictures/) from every */target/evidence/*.jsonl,"
             + " mutants/target/mutants/results.json and system-under-test/target/pit-reports/mutations.xml, and prints"
             + " its location and the summary. Engines judged by `attnproof corpus check` (reports/target/evidence-engines/"

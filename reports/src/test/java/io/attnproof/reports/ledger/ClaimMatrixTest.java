@@ -48,8 +48,9 @@ class ClaimMatrixTest {
         Ledger l = Ledger.build(root, List.of(root.resolve("reports/target/evidence-engines/numpy")));
         long claims = l.rows().stream().map(ClaimRow::claim).distinct().count();
         assertEquals(claims, table.split("<tr data-claim=").length - 1, "one row per claim");
-        assertEquals(List.of("cpu", "cuda", "numpy"), ClaimMatrix.columns(l.rows()));
-        assertTrue(table.contains("<th>cpu</th><th>cuda</th><th>numpy</th>"), table);
+        assertEquals(List.of("cpu", "cuda-emu", "cuda", "numpy"), ClaimMatrix.columns(l.rows()), "lanes in ledger order,"
+                + " then engines");
+        assertTrue(table.contains("<th>cpu</th><th>cuda-emu</th><th>cuda</th><th>numpy</th>"), table);
         String u5 = ClaimRow.sentence("U5");
         assertEquals(1, table.split(Pattern.quote(Fmt.html(u5)), -1).length - 1, "the sentence once");
         assertTrue(table.contains("<a href=\"#detail-U5-numpy\">PASS 4.00×</a>"), table);
