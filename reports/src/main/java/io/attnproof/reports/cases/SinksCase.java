@@ -38,7 +38,7 @@ public record SinksCase(Path file, Tensor q, Tensor k, Tensor v, Tensor sinks, T
     }
 
     public int queryHeads() {
-        return varlen() ? q.dim(1) : q.dim(1);
+        return q.dim(1);
     }
 
     public int kvHeads() {

@@ -57,7 +57,7 @@ final class SinksReader {
         int d = qs[rank - 1];
         int[] ks = k.shape();
         boolean kOk = ks.length == rank && ks[1] >= 1 && hq % ks[1] == 0 && ks[rank - 1] == d
-                && (varlen || ks[0] == qs[0]) && ks[rank - 2 + (varlen ? 0 : 0)] >= 1;
+                && (varlen || ks[0] == qs[0]) && Arrays.stream(ks).allMatch(x -> x >= 1);
         if (!kOk) {
             throw r.shape("k", k, "must be " + (varlen ? "[total_k, Hkv, D=" + d + "]" : "[B=" + qs[0] + ", Hkv, tk, D="
                     + d + "]") + " with Hq = " + hq + " a multiple of Hkv");

@@ -34,7 +34,7 @@ final class SinksReference {
             double[][][][] mask = c.mask() == null ? null : mask4(c);
             SinksProblem problem = problem(c, dense(q, b, hq, tq, d), dense(k, b, hkv, tk, d), dense(v, b, hkv, tk, d),
                     sinks, mask);
-            fill(c, problem, oracle, naive, contract, 0, 0);
+            fill(c, problem, oracle, naive, contract, 0);
         } else {
             int[] cuQ = c.cuSeqlensQ();
             int[] cuK = c.cuSeqlensK();
@@ -46,7 +46,7 @@ final class SinksReference {
                 }
                 SinksProblem problem = problem(c, packed(q, cuQ[i], qLen, hq, d), packed(k, cuK[i], kLen, hkv, d),
                         packed(v, cuK[i], kLen, hkv, d), sinks, null);
-                fill(c, problem, oracle, naive, contract, i, 0);
+                fill(c, problem, oracle, naive, contract, i);
             }
         }
         return new CaseChecker.Reference(oracle, naive, contract, p);
@@ -63,7 +63,7 @@ final class SinksReference {
 
     /** Runs the three references on {@code problem} and copies batch row 0.. into {@code [b0 + i]}. */
     private static void fill(SinksCase c, SinksProblem problem, double[][][][] oracle, double[][][][] naive,
-            double[][][][] contract, int b0, int unused) {
+            double[][][][] contract, int b0) {
         double[][][][] o = SinksAttentionOracle.attend(problem);
         double[][][][] n = SinksAttentionOracle.attendNaive(problem, c.precision());
         double[][][][] t = contract == null ? null : ContractReference.sinks(problem, c.precision());

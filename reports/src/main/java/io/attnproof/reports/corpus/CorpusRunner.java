@@ -27,10 +27,14 @@ public final class CorpusRunner {
         lane.requireAvailable();
         Manifest m = Manifest.read(dir);
         long t0 = System.nanoTime();
+        // Every case is read and validated before anything is written: bad input writes nothing.
+        java.util.List<AnyCase> cases = new java.util.ArrayList<>();
         for (Manifest.Entry e : m.cases()) {
-            AnyCase c = CaseReader.readAny(dir.resolve(e.caseFile()));
-            Tensor o = CaseRunner.run(c, lane);
-            Npy.write(out.resolve(e.id() + ".npy"), Npy.DType.F4, o.shape(), o.toFloatArray());
+            cases.add(CaseReader.readAny(dir.resolve(e.caseFile())));
+        }
+        for (int i = 0; i < cases.size(); i++) {
+            Tensor o = CaseRunner.run(cases.get(i), lane);
+            Npy.write(out.resolve(m.cases().get(i).id() + ".npy"), Npy.DType.F4, o.shape(), o.toFloatArray());
         }
         return new Result(m.cases().size(), (System.nanoTime() - t0) / 1e9);
     }
