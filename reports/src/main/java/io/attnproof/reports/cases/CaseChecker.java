@@ -2,7 +2,7 @@ package io.attnproof.reports.cases;
 
 import io.attnproof.fixtures.evidence.Worst;
 import io.attnproof.fixtures.tolerance.Tolerance;
-import io.attnproof.oracles.ContractReference;
+import io.attnproof.oracles.NaiveTier;
 import io.attnproof.oracles.Precision;
 import io.attnproof.oracles.UnionAttentionOracle;
 import io.attnproof.oracles.UnionProblem;
@@ -254,7 +254,7 @@ public final class CaseChecker {
                 }
                 double[][][][] o = UnionAttentionOracle.attend(problem);
                 double[][][][] n = UnionAttentionOracle.attendNaive(problem, c.precision());
-                double[][][][] t = sixteen ? ContractReference.union(problem, c.precision()) : null;
+                double[][][][] t = sixteen ? UnionAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT) : null;
                 for (int h = 0; h < groupHeads; h++) {
                     oracle[b][h0 + h] = o[0][h];
                     naive[b][h0 + h] = n[0][h];

@@ -1,13 +1,13 @@
 package io.attnproof.reports.cases;
 
-import io.attnproof.oracles.ContractReference;
+import io.attnproof.oracles.NaiveTier;
 import io.attnproof.oracles.Precision;
 import io.attnproof.oracles.SinksAttentionOracle;
 import io.attnproof.oracles.SinksProblem;
 
 /**
  * The fp64 oracle ({@link SinksAttentionOracle#attend}), the naive same-precision output and the precision-contract
- * reference of a sinks case: dense as one problem, varlen as one problem per packed sequence, zero-padded to max_q.
+ * reference ({@code NaiveTier.CONTRACT}) of a sinks case: dense as one problem, varlen as one problem per packed sequence, zero-padded to max_q.
  */
 final class SinksReference {
     private SinksReference() {
@@ -66,7 +66,7 @@ final class SinksReference {
             double[][][][] contract, int b0) {
         double[][][][] o = SinksAttentionOracle.attend(problem);
         double[][][][] n = SinksAttentionOracle.attendNaive(problem, c.precision());
-        double[][][][] t = contract == null ? null : ContractReference.sinks(problem, c.precision());
+        double[][][][] t = contract == null ? null : SinksAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT);
         for (int b = 0; b < o.length; b++) {
             for (int h = 0; h < o[b].length; h++) {
                 for (int r = 0; r < o[b][h].length; r++) {
