@@ -4,7 +4,6 @@ import io.attnproof.attention.dsv4.CompressRatio;
 import io.attnproof.attention.dsv4.Dsv4Config;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Tensor;
-import io.attnproof.oracles.Precision;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -15,7 +14,7 @@ import java.util.Arrays;
  * without per-row positions.
  */
 public record AttnCase(Path file, Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor compressedKv, Tensor mask,
-        CompressRatio ratio, int window, int rawPrefix, long[] rowQ0, DType dtype) {
+        CompressRatio ratio, int window, int rawPrefix, long[] rowQ0, DType dtype) implements AnyCase {
 
     public AttnCase {
         rowQ0 = rowQ0 == null ? null : rowQ0.clone();
@@ -70,21 +69,14 @@ public record AttnCase(Path file, Tensor q, Tensor k, Tensor v, Tensor sinks, Te
         return Dsv4Config.of(ratio, window, rawPrefix).withRowQ0(rowQ0);
     }
 
-    /** The oracle's precision of the case's dtype. */
-    public Precision precision() {
-        return switch (dtype) {
-            case F32 -> Precision.F32;
-            case F16 -> Precision.F16;
-            case BF16 -> Precision.BF16;
-        };
-    }
-
     /** The output shape {@code [B, H, tq, D]}. */
+    @Override
     public int[] outputShape() {
         return new int[] {batch(), heads(), tq(), headDim()};
     }
 
     /** Shapes and config in one line, for reports. */
+    @Override
     public String describe() {
         return "B=" + batch() + " H=" + heads() + " tq=" + tq() + " tk=" + tk() + " tc=" + tc() + " D=" + headDim()
                 + ", ratio " + ratio.value() + ", W " + window + ", rawPrefix " + rawPrefix

@@ -1,8 +1,8 @@
 package io.attnproof.reports.cases;
 
 import io.attnproof.fixtures.evidence.Worst;
-import io.attnproof.fixtures.tolerance.Diff;
 import io.attnproof.fixtures.tolerance.Tolerance;
+import io.attnproof.oracles.NaiveTier;
 import io.attnproof.oracles.Precision;
 import io.attnproof.oracles.UnionAttentionOracle;
 import io.attnproof.oracles.UnionProblem;
@@ -20,13 +20,43 @@ public final class CaseChecker {
     private CaseChecker() {
     }
 
-    /** The oracle's output and the naive same-precision output, both {@code [B][H][tq][D]}. */
-    public record Reference(double[][][][] oracle, double[][][][] naive) {
+    /**
+     * The oracle's output, the naive same-precision output (the FlashAttention-style tier) and, for F16/BF16, the
+     * precision-contract reference (inputs and output in the dtype, logits and probabilities in f32), all
+     * {@code [B][H][tq][D]}; {@code contract} is null for F32.
+     */
+    public record Reference(double[][][][] oracle, double[][][][] naive, double[][][][] contract, Precision precision) {
+
+        /** The largest magnitude of the oracle's output. */
+        public double oracleMaxAbs() {
+            return Compare.of(oracle, flat(oracle)).expectedMaxAbs();
+        }
+
+        /** The naive same-precision implementation's max-abs error against the oracle. */
+        public double naiveErr() {
+            return Compare.of(oracle, flat(naive)).maxAbs();
+        }
+
+        /** The tolerance rule's limit: 2 x naive error + 2 x noise floor. */
+        public double limit() {
+            return Tolerance.limit(precision, naiveErr(), oracleMaxAbs());
+        }
+
+        /** The contract reference's max-abs error against the oracle; NaN without a contract tier. */
+        public double contractErr() {
+            return contract == null ? Double.NaN : Compare.of(oracle, flat(contract)).maxAbs();
+        }
+
+        /** The precision-contract tier's limit: 2 x contract error + 2 x noise floor; NaN for F32. */
+        public double contractLimit() {
+            return contract == null ? Double.NaN : Tolerance.limit(precision, contractErr(), oracleMaxAbs());
+        }
     }
 
     /** The verdict of one check. */
     public record Verdict(boolean passed, double maxAbsErr, double limit, double naiveErr, double oracleMaxAbs,
-            Precision precision, Worst worst, double actualAtWorst, double oracleAtWorst) {
+            Precision precision, Worst worst, double actualAtWorst, double oracleAtWorst, double contractLimit,
+            double contractErr, long nonFiniteMismatches, Worst firstNonFinite, double cosineDiff) {
 
         /** {@code limit / max_abs_err}: above 1 passes; infinite for an exact output, NaN for a NaN output. */
         public double margin() {
@@ -36,11 +66,16 @@ public final class CaseChecker {
             return maxAbsErr == 0 ? Double.POSITIVE_INFINITY : limit / maxAbsErr;
         }
 
+        /** Whether the 16-bit precision-contract tier applies. */
+        public boolean hasContractTier() {
+            return !Double.isNaN(contractLimit);
+        }
+
         /** The verdict line: {@code PASS max_abs_err ... <= limit ... (margin ...x) at (b=.., h=.., r=.., c=..) ...}. */
         public String line() {
             String m = marginText(margin());
             return String.format(Locale.ROOT, "%s  max_abs_err %s %s limit %s (margin %s) at %s: actual %s, oracle %s",
-                    passed ? "PASS" : "FAIL", num(maxAbsErr), passed ? "<=" : ">", num(limit), m,
+                    passed ? "PASS" : "FAIL", num(maxAbsErr), maxAbsErr <= limit ? "<=" : ">", num(limit), m,
                     worst == null ? "(empty output)" : worst.toString(), full(actualAtWorst), full(oracleAtWorst));
         }
 
@@ -49,6 +84,18 @@ public final class CaseChecker {
             return String.format(Locale.ROOT, "limit = 2 x naive %s error %s + 2 x noise floor %s (u %s x max|oracle| %s)",
                     precision, num(naiveErr), num(Tolerance.noiseFloor(precision, oracleMaxAbs)),
                     num(precision.unitRoundoff()), num(oracleMaxAbs));
+        }
+
+        /** The precision-contract tier, the non-finite positions and the cosine difference. */
+        public String detailLine() {
+            String tier = hasContractTier()
+                    ? String.format(Locale.ROOT, "contract tier: max_abs_err %s %s %s = 2 x f32-softmax %s reference error"
+                            + " %s + 2 x noise floor; ", num(maxAbsErr), maxAbsErr <= contractLimit ? "<=" : ">",
+                            num(contractLimit), precision, num(contractErr))
+                    : "";
+            String nonFinite = nonFiniteMismatches == 0 ? "NaN/inf positions match the oracle's"
+                    : nonFiniteMismatches + " NaN/inf positions differ from the oracle's, first at " + firstNonFinite;
+            return tier + nonFinite + String.format(Locale.ROOT, "; cosine difference %s", num(cosineDiff));
         }
 
         private static String full(double x) {
@@ -77,33 +124,71 @@ public final class CaseChecker {
      * @throws CaseException naming the case file when an attended input is NaN (the oracle itself is undefined)
      */
     public static Verdict check(AttnCase c, float[] actual) {
+        double[] a = new double[actual.length];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = actual[i];
+        }
+        return check(c, a);
+    }
+
+    /**
+     * Checks {@code actual} (row-major, the case's output shape) of a case of either kind against its oracle: NaN and
+     * infinite positions must match the oracle's exactly, the max-abs error (over the other positions) must hold the
+     * tolerance rule and, for F16/BF16, the precision-contract tier.
+     */
+    public static Verdict check(AnyCase c, double[] actual) {
         int[] s = c.outputShape();
         if (actual.length != (long) s[0] * s[1] * s[2] * s[3]) {
-            throw new IllegalArgumentException("actual.length = " + actual.length + " must hold [B, H, tq, D] = "
+            throw new IllegalArgumentException("actual.length = " + actual.length + " must hold the output shape "
                     + java.util.Arrays.toString(s));
         }
-        Reference ref = reference(c);
-        double[][][][] act = new double[s[0]][s[1]][s[2]][s[3]];
-        int i = 0;
-        for (double[][][] b : act) {
+        return judge(reference(c), actual);
+    }
+
+    /** Judges {@code actual} against a reference already computed. */
+    public static Verdict judge(Reference ref, double[] actual) {
+        Compare diff = Compare.of(ref.oracle(), actual);
+        double limit = ref.limit();
+        double contractLimit = ref.contractLimit();
+        Worst w = diff.worst();
+        double actualAt = w == null ? Double.NaN : actual[Compare.flatIndex(ref.oracle(), w)];
+        double oracleAt = w == null ? Double.NaN : ref.oracle()[w.b()][w.h()][w.r()][w.c()];
+        boolean passed = diff.nonFiniteMismatches() == 0 && diff.maxAbs() <= limit
+                && (Double.isNaN(contractLimit) || diff.maxAbs() <= contractLimit);
+        return new Verdict(passed, diff.maxAbs(), limit, ref.naiveErr(), diff.expectedMaxAbs(), ref.precision(), w,
+                actualAt, oracleAt, contractLimit, ref.contractErr(), diff.nonFiniteMismatches(), diff.firstNonFinite(),
+                diff.cosineDiff());
+    }
+
+    /** Row-major copy of a [B][H][T][D] array. */
+    public static double[] flat(double[][][][] x) {
+        int n = 0;
+        for (double[][][] b : x) {
             for (double[][] h : b) {
                 for (double[] r : h) {
-                    for (int d = 0; d < r.length; d++) {
-                        r[d] = actual[i++];
-                    }
+                    n += r.length;
                 }
             }
         }
-        Diff naiveDiff = Diff.of(ref.oracle(), ref.naive());
-        Diff diff = Diff.of(ref.oracle(), act);
-        Precision p = c.precision();
-        double limit = Tolerance.limit(p, naiveDiff.maxAbs(), diff.oracleMaxAbs());
-        Worst w = diff.worst();
-        double actualAt = w == null ? Double.NaN : act[w.b()][w.h()][w.r()][w.c()];
-        double oracleAt = w == null ? Double.NaN : ref.oracle()[w.b()][w.h()][w.r()][w.c()];
-        boolean passed = diff.maxAbs() <= limit;
-        return new Verdict(passed, diff.maxAbs(), limit, naiveDiff.maxAbs(), diff.oracleMaxAbs(), p, w, actualAt,
-                oracleAt);
+        double[] out = new double[n];
+        int i = 0;
+        for (double[][][] b : x) {
+            for (double[][] h : b) {
+                for (double[] r : h) {
+                    System.arraycopy(r, 0, out, i, r.length);
+                    i += r.length;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The reference of a case of either kind. */
+    public static Reference reference(AnyCase any) {
+        return switch (any) {
+            case AttnCase c -> reference(c);
+            case SinksCase c -> SinksReference.of(c);
+        };
     }
 
     /**
@@ -132,6 +217,8 @@ public final class CaseChecker {
 
         double[][][][] oracle = new double[batch][heads][][];
         double[][][][] naive = new double[batch][heads][][];
+        boolean sixteen = c.precision() != Precision.F32;
+        double[][][][] contract = sixteen ? new double[batch][heads][][] : null;
         for (int b = 0; b < batch; b++) {
             long lead = rowQ0 == null ? 0 : q0 - rowQ0[b];
             long start = Math.max(c.rawPrefix(), lead);      // first present key of the row, in cache index
@@ -167,9 +254,13 @@ public final class CaseChecker {
                 }
                 double[][][][] o = UnionAttentionOracle.attend(problem);
                 double[][][][] n = UnionAttentionOracle.attendNaive(problem, c.precision());
+                double[][][][] t = sixteen ? UnionAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT) : null;
                 for (int h = 0; h < groupHeads; h++) {
                     oracle[b][h0 + h] = o[0][h];
                     naive[b][h0 + h] = n[0][h];
+                    if (sixteen) {
+                        contract[b][h0 + h] = t[0][h];
+                    }
                     for (int r = 0; r < tq; r++) {
                         for (int x = 0; x < d; x++) {
                             if (!Double.isFinite(o[0][h][r][x]) || !Double.isFinite(n[0][h][r][x])) {
@@ -182,7 +273,7 @@ public final class CaseChecker {
                 }
             }
         }
-        return new Reference(oracle, naive);
+        return new Reference(oracle, naive, contract, c.precision());
     }
 
     /** A caller mask's shape as [B|1, H|1, tq|1, n]. */

@@ -26,12 +26,16 @@ import java.util.Map;
  */
 public final class CaseReader {
     /** Top-level fields a case may hold. */
-    public static final List<String> FIELDS = List.of("description", "q", "k", "v", "sinks", "compressed_kv", "mask",
-            "config");
+    public static final List<String> FIELDS = List.of("description", "kind", "q", "k", "v", "sinks", "compressed_kv",
+            "mask", "canary", "config");
+    /** Fields of a sinks case's {@code config}. */
+    public static final List<String> SINKS_CONFIG_FIELDS = List.of("window", "cu_seqlens_q", "cu_seqlens_k", "dtype");
+    /** The tensors that may hold canary slots (NaN or infinite elements that must never be read). */
+    public static final List<String> CANARY_FIELDS = List.of("q", "k", "v", "compressed_kv");
     /** Fields of {@code config}. */
     public static final List<String> CONFIG_FIELDS = List.of("ratio", "window", "rawPrefix", "rowQ0", "dtype");
 
-    private final Path file;
+    final Path file;
     private final Path dir;
 
     private CaseReader(Path file) {
@@ -47,10 +51,24 @@ public final class CaseReader {
      *                       {@code .npy}, a wrong dtype or shape, or a config that contradicts the tensors
      */
     public static AttnCase read(Path caseFile) {
+        AnyCase c = readAny(caseFile);
+        if (c instanceof AttnCase a) {
+            return a;
+        }
+        throw new CaseException(caseFile, "kind", "a sinks case, where a union case is needed");
+    }
+
+    /**
+     * The validated case of either kind in {@code caseFile}: {@code "kind": "sinks"} for GPT-OSS sinks attention,
+     * {@code "union"} or no kind for union attention.
+     *
+     * @throws CaseException naming the file and field for any bad input
+     */
+    public static AnyCase readAny(Path caseFile) {
         return new CaseReader(caseFile).read();
     }
 
-    private AttnCase read() {
+    private AnyCase read() {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -77,6 +95,13 @@ public final class CaseReader {
         }
         if (root.containsKey("description") && !(root.get("description") instanceof String)) {
             throw new CaseException(file, "description", "must be a string, found " + kind(root.get("description")));
+        }
+        Object kindValue = root.get("kind");
+        if (kindValue != null && !"union".equals(kindValue) && !"sinks".equals(kindValue)) {
+            throw new CaseException(file, "kind", kind(kindValue) + " must be \"union\" (the default) or \"sinks\"");
+        }
+        if ("sinks".equals(kindValue)) {
+            return new SinksReader(this, root).read();
         }
 
         // The config first: the dtype decides which .npy types are acceptable.
@@ -167,6 +192,16 @@ public final class CaseReader {
             throw new CaseException(file, "config", e.getMessage());
         }
 
+        Canary canary = Canary.parse(this, root.get("canary"), java.util.Map.of("q", q, "k", k, "v", v == null ? k : v,
+                "compressed_kv", compressed == null ? k : compressed), v != null, compressed != null);
+        canary.requireFinite("q", q);
+        canary.requireFinite("k", k);
+        if (v != null) {
+            canary.requireFinite("v", v);
+        }
+        if (compressed != null) {
+            canary.requireFinite("compressed_kv", compressed);
+        }
         Tensor qt = Tensor.of(q.data(), dtype, Device.CPU, qs);
         Tensor kt = Tensor.of(k.data(), dtype, Device.CPU, ks);
         Tensor vt = v == null ? kt : Tensor.of(v.data(), dtype, Device.CPU, ks);
@@ -235,7 +270,7 @@ public final class CaseReader {
         return rows;
     }
 
-    private DType dtype(Map<String, Object> config) {
+    DType dtype(Map<String, Object> config) {
         Object value = config.get("dtype");
         if (value == null) {
             throw new CaseException(file, "config.dtype", "missing: F32, F16 or BF16");
@@ -250,7 +285,7 @@ public final class CaseReader {
         throw new CaseException(file, "config.dtype", value + " must be F32, F16 or BF16");
     }
 
-    private int integer(Map<String, Object> config, String key, int min) {
+    int integer(Map<String, Object> config, String key, int min) {
         String field = "config." + key;
         if (!config.containsKey(key)) {
             throw new CaseException(file, field, "missing: an integer >= " + min);
@@ -264,7 +299,7 @@ public final class CaseReader {
     }
 
     /** The .npy named by {@code field}, or null when optional and absent; '<f2' only for an F16 case. */
-    private Npy.Array array(Map<String, Object> root, String field, boolean required, DType dtype) {
+    Npy.Array array(Map<String, Object> root, String field, boolean required, DType dtype) {
         Object value = root.get(field);
         if (value == null) {
             if (required) {
@@ -281,18 +316,18 @@ public final class CaseReader {
         } catch (NpyException e) {
             throw new CaseException(file, field, e.getMessage());
         }
-        if (a.dtype() == Npy.DType.F2 && dtype != DType.F16) {
+        if (a.dtype().isHalf() && dtype != DType.F16) {
             throw new CaseException(file, field, a.file() + ": dtype '<f2' (float16) contradicts config.dtype "
                     + dtype + ": store float16 inputs only in an F16 case, float32 otherwise");
         }
         return a;
     }
 
-    private CaseException shape(String field, Npy.Array a, String rule) {
+    CaseException shape(String field, Npy.Array a, String rule) {
         return new CaseException(file, field, a.file() + ": shape " + a.shapeText() + " " + rule);
     }
 
-    private static String kind(Object value) {
+    static String kind(Object value) {
         if (value == null) {
             return "null";
         }

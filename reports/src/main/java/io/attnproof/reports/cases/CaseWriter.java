@@ -52,6 +52,15 @@ public final class CaseWriter {
      * {@code description} (may be null) and {@code config} to {@code caseFile}.
      */
     public static void write(Path caseFile, String description, Map<String, Data> tensors, Config config) {
+        write(caseFile, description, tensors, config, Map.of());
+    }
+
+    /**
+     * The same, with canary slots: per tensor field, index prefixes whose elements may be NaN or infinite (padded
+     * slots that must never be read); written as {@code "canary": {"k": [[0, 0, 3], ...]}} before the config.
+     */
+    public static void write(Path caseFile, String description, Map<String, Data> tensors, Config config,
+            Map<String, java.util.List<int[]>> canary) {
         Path dir = caseFile.toAbsolutePath().getParent();
         StringBuilder json = new StringBuilder("{\n");
         if (description != null) {
@@ -71,6 +80,19 @@ public final class CaseWriter {
             Data d = e.getValue();
             Npy.write(dir.resolve(name), d.dtype(), d.shape(), d.values());
             json.append("  ").append(Json.quote(e.getKey())).append(": ").append(Json.quote(name)).append(",\n");
+        }
+        if (!canary.isEmpty()) {
+            json.append("  \"canary\": {");
+            boolean first = true;
+            for (Map.Entry<String, java.util.List<int[]>> e : canary.entrySet()) {
+                json.append(first ? "" : ", ").append(Json.quote(e.getKey())).append(": [");
+                for (int i = 0; i < e.getValue().size(); i++) {
+                    json.append(i == 0 ? "" : ", ").append(java.util.Arrays.toString(e.getValue().get(i)));
+                }
+                json.append(']');
+                first = false;
+            }
+            json.append("},\n");
         }
         json.append("  \"config\": {\"ratio\": ").append(config.ratio()).append(", \"window\": ").append(config.window())
                 .append(", \"rawPrefix\": ").append(config.rawPrefix());

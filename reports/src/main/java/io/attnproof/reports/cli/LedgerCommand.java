@@ -16,10 +16,12 @@ import picocli.CommandLine.Parameters;
 
 /** {@code attnproof ledger [MAVEN_ARGS...]}: the main job, verify then write the ledger. */
 @Command(name = "ledger", mixinStandardHelpOptions = true,
-        description = {"The main job: runs `mvn -B verify MAVEN_ARGS...` with a Java 25 JDK (bin/java25.sh), then"
+        description = {"The main job: runs `bin/verify MAVEN_ARGS...` (./mvnw -B verify with a Java 25 JDK from"
+            + " bin/java25.sh), then"
             + " writes the ledger (index.html, ledger.md, ledger.json, pictures/) from every */target/evidence/*.jsonl,"
             + " mutants/target/mutants/results.json and system-under-test/target/pit-reports/mutations.xml, and prints"
-            + " its location and the summary.",
+            + " its location and the summary. Engines judged by `attnproof corpus check` (reports/target/evidence-engines/"
+            + "NAME) are read too, each one more column of the claim matrix.",
             "Exit code: 0 every evidence line passed, 1 one failed (or is unreadable), 2 no evidence; when the"
             + " evidence passes but Maven failed, Maven's status."})
 final class LedgerCommand implements Callable<Integer> {
@@ -42,6 +44,21 @@ final class LedgerCommand implements Callable<Integer> {
     @Parameters(paramLabel = "MAVEN_ARGS", description = "Passed to `mvn -B verify` (e.g. -o, -pl ...).")
     List<String> mavenArgs = new ArrayList<>();
 
+    /**
+     * The extra evidence directories plus every engine folder {@code attnproof corpus check} wrote under
+     * {@code ROOT/reports/target/evidence-engines/} (each its own run, shown as one more column).
+     */
+    static List<Path> withEngines(Path root, List<Path> extra) throws IOException {
+        List<Path> out = new ArrayList<>(extra);
+        Path engines = root.resolve("reports").resolve("target").resolve("evidence-engines");
+        if (java.nio.file.Files.isDirectory(engines)) {
+            try (var s = java.nio.file.Files.list(engines)) {
+                s.filter(java.nio.file.Files::isDirectory).sorted().filter(p -> !out.contains(p)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         PrintWriter o = spec.commandLine().getOut();
@@ -57,7 +74,7 @@ final class LedgerCommand implements Callable<Integer> {
             o.flush();
             mvn = Maven.verify(root, mavenArgs);
         }
-        Ledger ledger = Ledger.build(root, evidence);
+        Ledger ledger = Ledger.build(root, withEngines(root, evidence));
         Path dir = out != null ? out : root.resolve("reports").resolve("target").resolve("ledger");
         LedgerWriter.Written written = LedgerWriter.write(ledger, dir);
         o.println();

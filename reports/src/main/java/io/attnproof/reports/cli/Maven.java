@@ -5,10 +5,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Runs {@code mvn -B verify ARGS} in a repository root with the JDK that {@code bin/java25.sh} picks. */
+/** Runs {@code bin/verify ARGS} (the README's test command: the JDK bin/java25.sh picks, Maven pinned by ./mvnw). */
 final class Maven {
-    /** Sources bin/java25.sh, keeps or picks a Java 25 JAVA_HOME, then execs Maven with the arguments. */
-    static final String SCRIPT = ". bin/java25.sh && pick_java_home && export JAVA_HOME && exec mvn -B verify \"$@\"";
+    /** The test command: bin/verify picks a Java 25 JAVA_HOME (bin/java25.sh) and runs ./mvnw -B verify ARGS. */
+    static final String SCRIPT = "exec bin/verify \"$@\"";
 
     private Maven() {
     }

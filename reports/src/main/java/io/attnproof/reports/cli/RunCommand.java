@@ -1,7 +1,8 @@
 package io.attnproof.reports.cli;
 
 import io.attnproof.attention.tensor.Tensor;
-import io.attnproof.reports.cases.AttnCase;
+import io.attnproof.reports.cases.AnyCase;
+import io.attnproof.attention.backend.Backend;
 import io.attnproof.reports.cases.CaseException;
 import io.attnproof.reports.cases.CaseReader;
 import io.attnproof.reports.cases.CaseRunner;
@@ -32,8 +33,8 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            AttnCase c = CaseReader.read(caseFile);
-            Tensor o = CaseRunner.run(c);
+            AnyCase c = CaseReader.readAny(caseFile);
+            Tensor o = CaseRunner.run(c, Backend.cpu());
             Npy.write(out, Npy.DType.F4, o.shape(), o.toFloatArray());
             spec.commandLine().getOut().println("run: wrote " + out + " '<f4' " + Npy.shapeText(o.shape())
                     + " from " + caseFile + " (" + c.describe() + ")");

@@ -238,6 +238,7 @@ public final class LedgerWriter {
         md.append("- **").append(Fmt.md(l.summaryLine())).append("**\n");
         md.append("- ").append(Fmt.md(l.mutantsNote())).append('\n');
         md.append("- ").append(Fmt.md(l.pitNote())).append("\n\n");
+        md.append(ClaimMatrix.markdown(l)); // issue 13: the claim x (lane, engine) matrix first
         md.append("## Claims × backends\n\n");
         md.append("| claim | backend | status | lines | worst (value vs limit) | margin | seed | worst element | test | sentence |\n");
         md.append("|---|---|---|---:|---|---:|---:|---|---|---|\n");
@@ -348,6 +349,7 @@ public final class LedgerWriter {
                 + " <a href=\"#pit\">PIT</a> · <a href=\"#pictures\">pictures</a> · <a href=\"ledger.md\">ledger.md</a> ·"
                 + " <a href=\"ledger.json\">ledger.json</a></p>\n");
 
+        h.append(ClaimMatrix.html(l)); // issue 13: the claim x (lane, engine) matrix first
         h.append("<h2>Claims × backends</h2>\n<table id=\"claims\">\n<thead><tr><th>claim</th><th>sentence</th>"
                 + "<th>backend</th><th>status</th><th>lines</th><th>worst (value vs limit)</th><th>margin</th>"
                 + "<th>seed</th><th>worst element</th><th>test</th></tr></thead>\n<tbody>\n");

@@ -30,12 +30,20 @@ public final class Npy {
     private Npy() {
     }
 
-    /** The element types read and written. */
+    /** The element types read and written: IEEE binary16, binary32 and binary64, little- or big-endian. */
     public enum DType {
         /** {@code '<f4'}: IEEE binary32, little-endian. */
         F4("<f4", 4),
         /** {@code '<f2'}: IEEE binary16, little-endian. */
-        F2("<f2", 2);
+        F2("<f2", 2),
+        /** {@code '<f8'}: IEEE binary64, little-endian (PyTorch users dump float64). */
+        F8("<f8", 8),
+        /** {@code '>f4'}: IEEE binary32, big-endian. */
+        F4_BE(">f4", 4),
+        /** {@code '>f2'}: IEEE binary16, big-endian. */
+        F2_BE(">f2", 2),
+        /** {@code '>f8'}: IEEE binary64, big-endian. */
+        F8_BE(">f8", 8);
 
         private final String descr;
         private final int itemSize;
@@ -55,10 +63,21 @@ public final class Npy {
             return itemSize;
         }
 
-        /** The type with this NumPy type string, or null. */
+        /** Whether this is float16 (either byte order). */
+        public boolean isHalf() {
+            return itemSize == 2;
+        }
+
+        /** The byte order of the data. */
+        public ByteOrder order() {
+            return descr.charAt(0) == '>' ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
+        }
+
+        /** The type with this NumPy type string ({@code '='} and {@code '|'} read as little-endian), or null. */
         static DType ofDescr(String descr) {
+            String d = descr.startsWith("=") ? "<" + descr.substring(1) : descr;
             for (DType t : values()) {
-                if (t.descr.equals(descr)) {
+                if (t.descr.equals(d)) {
                     return t;
                 }
             }
@@ -90,6 +109,10 @@ public final class Npy {
      *                      dtype or order, a malformed header, truncated or trailing data
      */
     public static Array read(Path file) {
+        return readBoth(file).array();
+    }
+
+    private static Wide readBoth(Path file) {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
@@ -166,12 +189,33 @@ public final class Npy {
             throw new NpyException(file, (present - expected) + " bytes follow the " + expected
                     + " data bytes of shape " + shapeText(shape) + " '" + dtype.descr() + "'");
         }
-        float[] data = new float[(int) count];
-        le.position((int) dataStart);
-        for (int i = 0; i < data.length; i++) {
-            data[i] = dtype == DType.F4 ? le.getFloat() : Float.float16ToFloat(le.getShort());
+        double[] wide = new double[(int) count];
+        ByteBuffer in = ByteBuffer.wrap(bytes).order(dtype.order());
+        in.position((int) dataStart);
+        for (int i = 0; i < wide.length; i++) {
+            wide[i] = switch (dtype.itemSize()) {
+                case 2 -> Float.float16ToFloat(in.getShort());
+                case 4 -> in.getFloat();
+                default -> in.getDouble();
+            };
         }
-        return new Array(file, dtype, shape, data);
+        float[] data = new float[wide.length];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (float) wide[i];
+        }
+        return new Wide(new Array(file, dtype, shape, data), wide);
+    }
+
+    /**
+     * Reads {@code file} keeping every value at full width (a {@code '<f8'} output is judged as written, never
+     * rounded to float32 first): the array and its values as doubles.
+     */
+    public static Wide readWide(Path file) {
+        return readBoth(file);
+    }
+
+    /** An array with its values at full width. */
+    public record Wide(Array array, double[] values) {
     }
 
     /** Writes {@code data} of {@code shape} as {@code dtype} with a version 1.0 header (2.0 if it does not fit). */
@@ -223,11 +267,12 @@ public final class Npy {
             out.putInt(header.length());
         }
         out.put(header.getBytes(StandardCharsets.ISO_8859_1));
+        out.order(dtype.order());
         for (float x : data) {
-            if (dtype == DType.F4) {
-                out.putFloat(x);
-            } else {
-                out.putShort(Float.floatToFloat16(x));
+            switch (dtype.itemSize()) {
+                case 2 -> out.putShort(Float.floatToFloat16(x));
+                case 4 -> out.putFloat(x);
+                default -> out.putDouble(x);
             }
         }
         Path target = file.toAbsolutePath();
@@ -271,8 +316,8 @@ public final class Npy {
         }
         DType t = DType.ofDescr(s);
         if (t == null) {
-            throw new NpyException(file, "dtype '" + s + "' is not supported: attnproof reads '<f4' (float32) and"
-                    + " '<f2' (float16), little-endian");
+            throw new NpyException(file, "dtype '" + s + "' is not supported: attnproof reads float16, float32 and"
+                    + " float64 ('<f2', '<f4', '<f8', or big-endian '>f2', '>f4', '>f8')");
         }
         return t;
     }

@@ -136,8 +136,25 @@ class CaseCommandTest {
         t.put("sinks", CaseWriter.Data.f4(ExampleCase.flat(in.sinks()), 4));
         t.put("compressed_kv", CaseWriter.Data.f4(ExampleCase.flat(in.compressed()), b, 1, cohort.tc(), 16));
         Path caseFile = dir.resolve(name).resolve("case.json");
+        // The cohort's padded slots (dead prefixes, blocks a row never generated) hold the pad: mark NaN ones canaries.
+        Map<String, java.util.List<int[]>> canary = new LinkedHashMap<>();
+        for (String field : new String[] {"k", "compressed_kv"}) {
+            CaseWriter.Data data = t.get(field);
+            int[] shape = data.shape();
+            java.util.List<int[]> slots = new java.util.ArrayList<>();
+            for (int i = 0; i < shape[0]; i++) {
+                for (int j = 0; j < shape[2]; j++) {
+                    if (Float.isNaN(data.values()[(i * shape[2] + j) * shape[3]])) {
+                        slots.add(new int[] {i, 0, j});
+                    }
+                }
+            }
+            if (!slots.isEmpty()) {
+                canary.put(field, slots);
+            }
+        }
         CaseWriter.write(caseFile, null, t, new CaseWriter.Config(4, 16, rawPrefix, withRowQ0 ? cohort.rowQ0() : null,
-                "F32"));
+                "F32"), canary);
         return caseFile;
     }
 

@@ -57,11 +57,34 @@ class LedgerCommandTest {
         assertTrue(args.err().contains("Maven arguments [-o] given with --no-build"), args.toString());
     }
 
+    /**
+     * Issue 13 item 6: the README's test command names no machine path: bin/verify finds a JDK 25 through
+     * bin/java25.sh (as ./attnproof does) and runs Maven pinned by the wrapper; .ci/run calls exactly it.
+     */
+    @Test
+    void theTestCommandIsBinVerifyWithThePinnedWrapper() throws java.io.IOException {
+        Path root = Path.of("..");
+        String verify = java.nio.file.Files.readString(root.resolve("bin/verify"));
+        assertTrue(verify.contains(". bin/java25.sh") && verify.contains("pick_java_home")
+                && verify.contains("exec ./mvnw -B verify \"$@\""), verify);
+        assertTrue(java.nio.file.Files.isExecutable(root.resolve("bin/verify")));
+        assertTrue(java.nio.file.Files.isExecutable(root.resolve("mvnw")));
+        String wrapper = java.nio.file.Files.readString(root.resolve(".mvn/wrapper/maven-wrapper.properties"));
+        assertTrue(wrapper.contains("apache-maven/3.8.7/apache-maven-3.8.7-bin.zip")
+                && wrapper.contains("distributionSha256Sum="), wrapper);
+        String ci = java.nio.file.Files.readString(root.resolve(".ci/run"));
+        assertTrue(ci.lines().anyMatch(l -> l.equals("bin/verify")), ci);
+        assertTrue(ci.lines().noneMatch(l -> l.strip().startsWith("mvn ")), ci);
+        String readme = java.nio.file.Files.readString(root.resolve("README.md"));
+        String commands = readme.substring(readme.indexOf("## The two commands"), readme.indexOf("## The ledger"));
+        assertTrue(commands.contains("bin/verify") && !commands.contains("/usr/lib/jvm"), commands);
+    }
+
     @Test
     void mavenRunsVerifyThroughTheSharedJdkChoice() {
         assertEquals(List.of("bash", "-c", Maven.SCRIPT, "attnproof-mvn", "-o", "-pl", "oracles"),
                 Maven.command(List.of("-o", "-pl", "oracles")));
-        assertTrue(Maven.SCRIPT.startsWith(". bin/java25.sh && pick_java_home && export JAVA_HOME && exec mvn -B verify"));
+        assertEquals("exec bin/verify \"$@\"", Maven.SCRIPT);
         // Unknown options are Maven's: they reach the positional list in order.
         var cl = Attnproof.commandLine();
         cl.parseArgs("ledger", "-o", "-pl", "oracles,fixtures", "-DskipTests");

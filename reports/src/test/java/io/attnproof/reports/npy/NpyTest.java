@@ -88,7 +88,7 @@ class NpyTest {
                     assertEquals(t, back.dtype());
                     assertArrayEquals(shape, back.shape());
                     float[] expected = data.clone();
-                    if (t == Npy.DType.F2) {
+                    if (t.isHalf()) {
                         for (int i = 0; i < n; i++) {
                             expected[i] = Float.float16ToFloat(Float.floatToFloat16(data[i]));
                         }
@@ -155,8 +155,8 @@ class NpyTest {
                 Arguments.of("short-data", Arrays.copyOf(good, good.length - 5), "truncated: shape (2, 3) of '<f4' needs 24"),
                 Arguments.of("trailing", Arrays.copyOf(good, good.length + 4), "4 bytes follow"),
                 Arguments.of("version-4", npy(4, ok, 24), "unsupported .npy format version 4.0"),
-                Arguments.of("f8", npy(1, ok.replace("<f4", "<f8"), 48), "dtype '<f8' is not supported"),
-                Arguments.of("big-endian", npy(1, ok.replace("<f4", ">f4"), 24), "dtype '>f4' is not supported"),
+                Arguments.of("complex", npy(1, ok.replace("<f4", "<c8"), 48), "dtype '<c8' is not supported"),
+                Arguments.of("f8-short", npy(1, ok.replace("<f4", "<f8"), 24), "truncated: shape (2, 3) of '<f8' needs 48"),
                 Arguments.of("int", npy(1, ok.replace("<f4", "<i4"), 24), "dtype '<i4' is not supported"),
                 Arguments.of("fortran", npy(1, ok.replace("False", "True"), 24), "fortran_order True is not supported"),
                 Arguments.of("no-shape", npy(1, "{'descr': '<f4', 'fortran_order': False, }\n", 0), "'shape' = null"),
@@ -180,8 +180,7 @@ class NpyTest {
     @Test
     void numpyFilesOfOtherKindsAreRefusedClearly() throws IOException {
         Path f8 = resource("numpy-f8.npy");
-        assertTrue(assertThrows(NpyException.class, () -> Npy.read(f8)).getMessage()
-                .contains("dtype '<f8' is not supported"));
+        assertEquals(Npy.DType.F8, Npy.read(f8).dtype(), "float64 (PyTorch dumps) is read");
         Path fortran = resource("numpy-f4-fortran.npy");
         assertTrue(assertThrows(NpyException.class, () -> Npy.read(fortran)).getMessage()
                 .contains("fortran_order True"));

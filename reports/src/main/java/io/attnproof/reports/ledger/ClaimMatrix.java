@@ -1,0 +1,116 @@
+package io.attnproof.reports.ledger;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The ledger's first view: one row per claim (its sentence once), one column per lane and engine (the system's lanes
+ * in ledger order, then every other backend by name: corpus engines, cross-lane pairs), each cell the claim's status
+ * and margin on that backend, linking to the detail row of the claims × backends table below.
+ */
+public final class ClaimMatrix {
+    /** The system's lanes, in ledger order; other backends (engines judged by the corpus, X1 pairs) follow by name. */
+    public static final List<String> LANES = List.of("cpu", "cuda-emu", "metal-emu", "cuda", "metal");
+
+    private ClaimMatrix() {
+    }
+
+    /** The columns: the lanes that have evidence, in {@link #LANES} order, then the other backends by name. */
+    public static List<String> columns(List<ClaimRow> rows) {
+        Set<String> present = new LinkedHashSet<>();
+        rows.forEach(r -> present.add(r.backend()));
+        List<String> out = new ArrayList<>();
+        for (String lane : LANES) {
+            if (present.contains(lane)) {
+                out.add(lane);
+            }
+        }
+        present.stream().filter(b -> !LANES.contains(b)).sorted().forEach(out::add);
+        return out;
+    }
+
+    /** Claim -> backend -> row, claims in catalog order (the rows' order). */
+    public static Map<String, Map<String, ClaimRow>> cells(List<ClaimRow> rows) {
+        Map<String, Map<String, ClaimRow>> out = new LinkedHashMap<>();
+        for (ClaimRow r : rows) {
+            out.computeIfAbsent(r.claim(), k -> new LinkedHashMap<>()).put(r.backend(), r);
+        }
+        return out;
+    }
+
+    /** The anchor of the detail row of (claim, backend). */
+    public static String anchor(String claim, String backend) {
+        return "detail-" + (claim + "-" + backend).replaceAll("[^A-Za-z0-9_.-]", "_");
+    }
+
+    /**
+     * The matrix as HTML ({@code <table id="matrix">}), plus a script that gives the detail rows of
+     * {@code table#claims} (which carry {@code data-claim} and {@code data-backend}) the ids the cells link to.
+     */
+    public static String html(Ledger l) {
+        List<String> cols = columns(l.rows());
+        StringBuilder h = new StringBuilder();
+        h.append("<h2 id=\"matrix-section\">Claims × lanes and engines</h2>\n<p>One row per claim, one column per lane"
+                + " of the system and per engine judged by the conformance corpus (<code>attnproof corpus check</code>);"
+                + " each cell is the status and the margin of the claim's line nearest its limit, linking to its row"
+                + " below.</p>\n<table id=\"matrix\">\n<thead><tr><th>claim</th><th>sentence</th>");
+        for (String c : cols) {
+            h.append("<th>").append(Fmt.html(c)).append("</th>");
+        }
+        h.append("</tr></thead>\n<tbody>\n");
+        for (var e : cells(l.rows()).entrySet()) {
+            h.append("<tr data-claim=\"").append(Fmt.html(e.getKey())).append("\"><td>").append(Fmt.html(e.getKey()))
+                    .append("</td><td class=\"sentence\">").append(Fmt.html(ClaimRow.sentence(e.getKey()))).append("</td>");
+            for (String c : cols) {
+                ClaimRow r = e.getValue().get(c);
+                if (r == null) {
+                    h.append("<td class=\"none\">—</td>");
+                    continue;
+                }
+                h.append("<td class=\"status ").append(r.status()).append("\" data-backend=\"").append(Fmt.html(c))
+                        .append("\"><a href=\"#").append(anchor(r.claim(), c)).append("\">").append(r.status());
+                String m = r.margin().text();
+                if (!m.isBlank()) {
+                    h.append(' ').append(Fmt.html(m));
+                }
+                h.append("</a></td>");
+            }
+            h.append("</tr>\n");
+        }
+        h.append("</tbody>\n</table>\n")
+                .append("<style>#matrix td.PASS{background:#c6f6d5;}#matrix td.FAIL,#matrix td.INCONSISTENT")
+                .append("{background:#fed7d7;font-weight:bold;}#matrix td.SKIP{background:#fefcbf;}")
+                .append("#matrix td.none{color:#a0aec0;text-align:center;}#matrix a{color:inherit;}</style>\n")
+                .append("<script>document.addEventListener('DOMContentLoaded',function(){")
+                .append("var rows=document.querySelectorAll('#claims tr[data-claim]');for(var i=0;i<rows.length;i++){")
+                .append("var r=rows[i];r.id='detail-'+(r.getAttribute('data-claim')+'-'+r.getAttribute('data-backend'))")
+                .append(".replace(/[^A-Za-z0-9_.-]/g,'_');}if(location.hash){var t=document.getElementById(")
+                .append("location.hash.substring(1));if(t)t.scrollIntoView();}});</script>\n");
+        return h.toString();
+    }
+
+    /** The matrix as a Markdown table. */
+    public static String markdown(Ledger l) {
+        List<String> cols = columns(l.rows());
+        StringBuilder md = new StringBuilder("## Claims × lanes and engines\n\n| claim | sentence |");
+        cols.forEach(c -> md.append(' ').append(Fmt.md(c)).append(" |"));
+        md.append("\n|---|---|");
+        cols.forEach(c -> md.append("---|"));
+        md.append('\n');
+        for (var e : cells(l.rows()).entrySet()) {
+            md.append("| ").append(Fmt.md(e.getKey())).append(" | ").append(Fmt.md(ClaimRow.sentence(e.getKey())))
+                    .append(" |");
+            for (String c : cols) {
+                ClaimRow r = e.getValue().get(c);
+                md.append(' ').append(r == null ? "—" : r.status() + (r.margin().text().isBlank() ? ""
+                        : " " + Fmt.md(r.margin().text()))).append(" |");
+            }
+            md.append('\n');
+        }
+        return md.append('\n').toString();
+    }
+}
