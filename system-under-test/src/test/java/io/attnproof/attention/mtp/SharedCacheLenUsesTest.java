@@ -6,12 +6,10 @@ import io.attnproof.attention.v4.V4Weights;
 import io.attnproof.fixtures.claim.Claim;
 import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.Evidence;
-import io.attnproof.fixtures.gen.Streams;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -105,15 +103,7 @@ class SharedCacheLenUsesTest {
     @BeforeAll
     static void decodeARaggedBatchPerSequence() {
         V4Model model = new V4Model(V4Weights.seeded(V4Config.small(SEED)));
-        List<List<Integer>> prompts = new ArrayList<>();
-        for (int i = 0; i < PROMPT_LENGTHS.length; i++) {
-            SplittableRandom rng = Streams.row(SEED, i);
-            List<Integer> p = new ArrayList<>();
-            for (int t = 0; t < PROMPT_LENGTHS[i]; t++) {
-                p.add(rng.nextInt(model.config().vocab()));
-            }
-            prompts.add(p);
-        }
+        List<List<Integer>> prompts = SpeculativeDecodeTest.prompts(model, SEED, PROMPT_LENGTHS);
         trace = new Trace();
         try {
             new SpeculativeDecoder(model, new SpeculativeDecoder.Options(KvAdvance.PER_SEQUENCE, true, true), trace)

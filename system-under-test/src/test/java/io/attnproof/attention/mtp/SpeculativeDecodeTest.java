@@ -29,17 +29,25 @@ class SpeculativeDecodeTest {
     @BeforeAll
     static void decodeEachRowAlone() {
         model = new V4Model(V4Weights.seeded(V4Config.small(SEED)));
-        prompts = new ArrayList<>();
+        prompts = prompts(model, SEED, PROMPT_LENGTHS);
         alone = new ArrayList<>();
-        for (int i = 0; i < PROMPT_LENGTHS.length; i++) {
-            SplittableRandom rng = Streams.row(SEED, i);
-            List<Integer> p = new ArrayList<>();
-            for (int t = 0; t < PROMPT_LENGTHS[i]; t++) {
-                p.add(rng.nextInt(model.config().vocab()));
-            }
-            prompts.add(p);
+        for (List<Integer> p : prompts) {
             alone.add(GreedyDecoder.decodeAlone(model, p, NEW_TOKENS + 1));
         }
+    }
+
+    /** One seeded prompt per row (each row its own stream), of the given lengths. */
+    static List<List<Integer>> prompts(V4Model model, long seed, int[] lengths) {
+        List<List<Integer>> out = new ArrayList<>();
+        for (int i = 0; i < lengths.length; i++) {
+            SplittableRandom rng = Streams.row(seed, i);
+            List<Integer> p = new ArrayList<>();
+            for (int t = 0; t < lengths[i]; t++) {
+                p.add(rng.nextInt(model.config().vocab()));
+            }
+            out.add(p);
+        }
+        return out;
     }
 
     static SpeculativeDecoder.Result run(KvAdvance mode, boolean flag, boolean drafts) {
