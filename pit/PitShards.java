@@ -147,7 +147,13 @@ public class PitShards {
 
     static String tag(String mutation, String name) {
         Matcher m = Pattern.compile("<" + name + ">(.*?)</" + name + ">", Pattern.DOTALL).matcher(mutation);
-        return m.find() ? m.group(1) : "";
+        return m.find() ? unescape(m.group(1)) : "";
+    }
+
+    /** XML's five predefined entities (PIT writes {@code &lt;init&gt;} for constructors). */
+    static String unescape(String s) {
+        return s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'")
+                .replace("&amp;", "&");
     }
 
     /** The identity of a mutation: class, method, descriptor, line, mutator, indexes, blocks. */
