@@ -21,7 +21,7 @@ import javax.xml.stream.XMLStreamReader;
  * PIT's {@code mutations.xml} summarised: mutations, killed (PIT's "detected": KILLED, TIMED_OUT, MEMORY_ERROR,
  * RUN_ERROR), survived, no coverage; mutation score = killed ÷ mutations; test strength = killed ÷ (killed +
  * survived); the surviving mutations (class:line mutator — description); and every open mutation (survived or no
- * coverage) with its verdict from the triage, {@code pit/triage.csv} of the repository the report lies in (class,
+ * coverage) with its verdict from the triage, {@code pit/triage.csv} of the repository whose report it is (class,
  * method, line, mutator, verdict, reason; verdict {@code equivalent}, {@code killed-now} or {@code accepted}). An
  * open mutation without a row, or whose row says {@code killed-now} although it is still open, is untriaged.
  */
@@ -201,15 +201,22 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         return Double.isNaN(x) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * x);
     }
 
-    /** The triage of the repository {@code file} lies in: the first {@code pit/triage.csv} above it, or null. */
+    /**
+     * The triage of the repository whose report {@code file} is: {@code ROOT/pit/triage.csv} when {@code file} is
+     * {@code ROOT/system-under-test/target/pit-reports/mutations.xml} ({@link Ledger#PIT}) and the triage exists,
+     * else null (a report elsewhere is read without one, never with a triage found further up).
+     */
     static Path findTriage(Path file) {
-        for (Path dir = file.toAbsolutePath().getParent(); dir != null; dir = dir.getParent()) {
-            Path candidate = dir.resolve(TRIAGE);
-            if (Files.isRegularFile(candidate)) {
-                return candidate;
-            }
+        Path abs = file.toAbsolutePath().normalize();
+        if (!abs.endsWith(Ledger.PIT)) {
+            return null;
         }
-        return null;
+        Path root = abs;
+        for (int i = 0; i < Ledger.PIT.getNameCount(); i++) {
+            root = root.getParent();
+        }
+        Path candidate = root.resolve(TRIAGE);
+        return Files.isRegularFile(candidate) ? candidate : null;
     }
 
     /** A triage row: what it matches and its verdict. */
