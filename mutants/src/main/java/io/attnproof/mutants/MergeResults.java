@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * Merges the shard files {@code results-k-of-n.json} of one campaign into {@code results.json} and
  * {@code results.md}: every shard 1..n present exactly once, no mutant twice and, when the catalog is given, every
  * catalog mutant present. Usage: {@code MergeResults RESULTS_DIR [CATALOG_DIR]}; exit 0 when every mutant was
- * killed, 1 when one was not, 2 when the shard files do not make one campaign.
+ * killed, 1 when one was not, 2 when the shard files do not make one campaign. {@code MergeResults --compare A B}
+ * compares two results files verdict by verdict ({@link #compare}); exit 0 when they agree, 1 when not.
  */
 public final class MergeResults {
     private static final Pattern SHARD_FILE = Pattern.compile("results-(\\d+)-of-(\\d+)\\.json");
@@ -110,6 +111,73 @@ public final class MergeResults {
         return merged;
     }
 
+    /** The fields a verdict is made of: everything a result records except its wall time ({@code seconds}). */
+    static final List<String> VERDICT_FIELDS = List.of("id", "claims", "status", "detail", "killers", "values",
+            "margin", "tests_run", "tests_failed");
+
+    /**
+     * Where two campaigns over the same catalog differ (empty when they agree): the same ids, and per id the same
+     * status, killers with their messages, failing evidence lines with their values both ways (the decisive line
+     * among them) and kill margin. Only the wall time may differ. {@code a} and {@code b} name the two sides.
+     */
+    public static List<String> compare(String a, List<Map<String, Object>> left, String b,
+            List<Map<String, Object>> right) {
+        Map<String, Map<String, Object>> l = byId(left);
+        Map<String, Map<String, Object>> r = byId(right);
+        List<String> diffs = new ArrayList<>();
+        for (String id : l.keySet()) {
+            if (!r.containsKey(id)) {
+                diffs.add(id + ": in " + a + " only");
+            }
+        }
+        for (String id : r.keySet()) {
+            if (!l.containsKey(id)) {
+                diffs.add(id + ": in " + b + " only");
+            }
+        }
+        for (Map.Entry<String, Map<String, Object>> e : l.entrySet()) {
+            Map<String, Object> other = r.get(e.getKey());
+            if (other == null) {
+                continue;
+            }
+            for (String field : VERDICT_FIELDS) {
+                Object x = e.getValue().get(field);
+                Object y = other.get(field);
+                if (!java.util.Objects.equals(toJson(x), toJson(y))) {
+                    diffs.add(e.getKey() + ": " + field + " differs: " + a + " " + toJson(x) + " vs " + b + " "
+                            + toJson(y));
+                }
+            }
+        }
+        return diffs;
+    }
+
+    /** The decisive line of one result: its failing evidence line with the kill margin, or null when none failed. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> decisive(Map<String, Object> result) {
+        Object margin = result.get("margin");
+        if (!(result.get("values") instanceof List<?> values) || margin == null) {
+            return null;
+        }
+        for (Object v : values) {
+            Map<String, Object> line = (Map<String, Object>) v;
+            if (toJson(margin).equals(toJson(line.get("margin")))) {
+                return line;
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, Map<String, Object>> byId(List<Map<String, Object>> results) {
+        Map<String, Map<String, Object>> out = new TreeMap<>();
+        for (Map<String, Object> r : results) {
+            if (out.put(String.valueOf(r.get("id")), r) != null) {
+                throw new IllegalArgumentException("mutant " + r.get("id") + " appears twice");
+            }
+        }
+        return out;
+    }
+
     /** Re-serialises a parsed JSON value. */
     static String toJson(Object value) {
         StringBuilder out = new StringBuilder();
@@ -147,8 +215,16 @@ public final class MergeResults {
     }
 
     public static void main(String[] args) throws IOException {
+        if (args.length == 3 && args[0].equals("--compare")) {
+            List<String> diffs = compare(args[1], ResultsFiles.readJson(Path.of(args[1])), args[2],
+                    ResultsFiles.readJson(Path.of(args[2])));
+            diffs.forEach(d -> System.out.println("mutants compare: " + d));
+            System.out.println("mutants compare: " + (diffs.isEmpty() ? "identical verdicts" : diffs.size()
+                    + " difference(s)") + " between " + args[1] + " and " + args[2]);
+            System.exit(diffs.isEmpty() ? 0 : 1);
+        }
         if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: MergeResults RESULTS_DIR [CATALOG_DIR]");
+            System.err.println("usage: MergeResults RESULTS_DIR [CATALOG_DIR] | MergeResults --compare A.json B.json");
             System.exit(2);
         }
         List<Map<String, Object>> merged;

@@ -124,4 +124,28 @@ class ShardTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MergeResults.merge(dir, null));
         assertTrue(e.getMessage().startsWith("no shard file results-k-of-n.json under "), e.getMessage());
     }
+
+    @Test
+    void compareSeesEveryVerdictDifferenceButNotWallTime() throws Exception {
+        ResultsFiles.writeJson(dir.resolve("a.json"), List.of(result("01-a", MutantResult.Status.KILLED),
+                result("02-b", MutantResult.Status.KILLED)));
+        List<Map<String, Object>> a = ResultsFiles.readJson(dir.resolve("a.json"));
+        List<Map<String, Object>> same = new ArrayList<>();
+        for (Map<String, Object> r : a) {
+            Map<String, Object> copy = new java.util.LinkedHashMap<>(r);
+            copy.put("seconds", 99.0);
+            same.add(0, copy);
+        }
+        assertEquals(List.of(), MergeResults.compare("a", a, "b", same), "order and wall time do not matter");
+        assertEquals("max_abs_err", MergeResults.decisive(a.getFirst()).get("metric"));
+
+        ResultsFiles.writeJson(dir.resolve("b.json"), List.of(result("01-a", MutantResult.Status.SURVIVED),
+                result("03-c", MutantResult.Status.KILLED)));
+        List<String> diffs = MergeResults.compare("a", a, "b", ResultsFiles.readJson(dir.resolve("b.json")));
+        assertTrue(diffs.contains("02-b: in a only"), diffs.toString());
+        assertTrue(diffs.contains("03-c: in b only"), diffs.toString());
+        assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-a: status differs: a \"killed\" vs b \"survived\"")),
+                diffs.toString());
+        assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-a: killers differs")), diffs.toString());
+    }
 }

@@ -225,6 +225,9 @@ public final class LedgerWriter {
         out.put("mutation_score", p.score());
         out.put("test_strength", p.strength());
         out.put("survivors", p.survivors());
+        out.put("triage", p.triageNote());
+        out.put("verdicts", p.verdictCounts());
+        out.put("open", p.openJson());
         return out;
     }
 
@@ -309,12 +312,8 @@ public final class LedgerWriter {
             md.append('\n');
         }
         md.append("## PIT\n\n").append(Fmt.md(l.pitNote())).append("\n\n");
-        if (l.pit() != null && !l.pit().survivors().isEmpty()) {
-            md.append("Surviving mutations:\n\n");
-            for (String s : l.pit().survivors().stream().limit(50).toList()) {
-                md.append("- ").append(Fmt.md(s)).append('\n');
-            }
-            md.append('\n');
+        if (l.pit() != null) {
+            md.append(l.pit().markdown());
         }
         md.append("## Pictures\n\n");
         for (Pictures.Picture p : l.pictures()) {
@@ -433,13 +432,8 @@ public final class LedgerWriter {
         }
 
         h.append("<h2 id=\"pit\">PIT</h2>\n<p>").append(Fmt.html(l.pitNote())).append("</p>\n");
-        if (l.pit() != null && !l.pit().survivors().isEmpty()) {
-            h.append("<details><summary>Surviving mutations (").append(l.pit().survivors().size())
-                    .append(")</summary>\n<ul>\n");
-            for (String s : l.pit().survivors()) {
-                h.append("<li><code>").append(Fmt.html(s)).append("</code></li>\n");
-            }
-            h.append("</ul></details>\n");
+        if (l.pit() != null) {
+            h.append(l.pit().html());
         }
 
         h.append("<h2 id=\"pictures\">Pictures</h2>\n");

@@ -2,11 +2,17 @@ package io.attnproof.reports.ledger;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
@@ -14,10 +20,46 @@ import javax.xml.stream.XMLStreamReader;
 /**
  * PIT's {@code mutations.xml} summarised: mutations, killed (PIT's "detected": KILLED, TIMED_OUT, MEMORY_ERROR,
  * RUN_ERROR), survived, no coverage; mutation score = killed ÷ mutations; test strength = killed ÷ (killed +
- * survived); and the surviving mutations (class:line mutator — description).
+ * survived); the surviving mutations (class:line mutator — description); and every open mutation (survived or no
+ * coverage) with its verdict from the triage, {@code pit/triage.csv} of the repository whose report it is (class,
+ * method, line, mutator, verdict, reason; verdict {@code equivalent}, {@code killed-now} or {@code accepted}). An
+ * open mutation without a row, or whose row says {@code killed-now} although it is still open, is untriaged.
  */
 public record PitReport(Path file, int mutations, int killed, int survived, int noCoverage, int timedOut,
-        List<String> survivors) {
+        List<String> survivors, List<Open> open, Path triageFile, int staleTriageRows) {
+
+    /** Where the triage lies, relative to the repository root. */
+    public static final Path TRIAGE = Path.of("pit", "triage.csv");
+
+    /** The verdicts a triage row may give. */
+    public static final List<String> VERDICTS = List.of("equivalent", "killed-now", "accepted");
+
+    /** One survived or uncovered mutation; {@code verdict} and {@code reason} are null when it is untriaged. */
+    public record Open(String clazz, String method, int line, String mutator, String status, String description,
+            String sourceFile, String verdict, String reason) {
+        /** Whether a triage row settles it (a {@code killed-now} row that did not kill it does not). */
+        public boolean triaged() {
+            return verdict != null && !verdict.equals("killed-now");
+        }
+
+        /** The source line, relative to the repository root. */
+        public String source() {
+            int dollar = clazz.indexOf('$');
+            String outer = dollar < 0 ? clazz : clazz.substring(0, dollar);
+            String dir = outer.contains(".") ? outer.substring(0, outer.lastIndexOf('.')).replace('.', '/') : "";
+            return "system-under-test/src/main/java/" + dir + "/" + sourceFile + ":" + line;
+        }
+
+        /** "UnionMaskMemo.java:61 get ConditionalsBoundaryMutator (SURVIVED) — changed conditional boundary". */
+        public String text() {
+            return sourceFile + ":" + line + " " + method + " " + mutator + " (" + status + ") — " + description;
+        }
+    }
+
+    public PitReport {
+        survivors = List.copyOf(survivors);
+        open = List.copyOf(open);
+    }
 
     /** killed ÷ mutations, NaN when there are none. */
     public double score() {
@@ -36,17 +78,225 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                 pct(strength()));
     }
 
+    /** The open mutations no triage row settles. */
+    public List<Open> untriaged() {
+        return open.stream().filter(o -> !o.triaged()).toList();
+    }
+
+    /**
+     * Open mutations per verdict given ("untriaged" for those without one, always present), in the order of
+     * {@link #VERDICTS}; a killed-now row counts only once its mutation is no longer open, so never here.
+     */
+    public Map<String, Integer> verdictCounts() {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (String v : VERDICTS) {
+            out.put(v, 0);
+        }
+        out.put("untriaged", 0);
+        for (Open o : open) {
+            out.merge(o.triaged() ? o.verdict() : "untriaged", 1, Integer::sum);
+        }
+        out.entrySet().removeIf(e -> e.getValue() == 0 && !e.getKey().equals("untriaged"));
+        return out;
+    }
+
+    /** "triage (pit/triage.csv): 12 open mutations, 10 triaged (equivalent 3, accepted 7), 2 untriaged ⚑". */
+    public String triageNote() {
+        Map<String, Integer> counts = verdictCounts();
+        int untriaged = counts.get("untriaged");
+        List<String> parts = new ArrayList<>();
+        counts.forEach((v, n) -> {
+            if (!v.equals("untriaged") && n > 0) {
+                parts.add(v + " " + n);
+            }
+        });
+        String where = triageFile == null ? "no " + TRIAGE : TRIAGE.toString();
+        return String.format(Locale.ROOT, "triage (%s): %d open mutations (survived or no coverage), %d triaged%s, "
+                + "%s%s", where, open.size(), open.size() - untriaged, parts.isEmpty() ? "" : " ("
+                + String.join(", ", parts) + ")", untriaged == 0 ? "none untriaged" : untriaged + " untriaged ⚑",
+                staleTriageRows == 0 ? "" : "; " + staleTriageRows + " stale triage rows (equivalent or accepted, but"
+                + " their mutation is no longer open)");
+    }
+
+    /** The open mutations grouped by class (classes with untriaged ones first, then by name). */
+    public Map<String, List<Open>> byClass() {
+        Map<String, List<Open>> grouped = new TreeMap<>();
+        for (Open o : open) {
+            grouped.computeIfAbsent(o.clazz(), c -> new ArrayList<>()).add(o);
+        }
+        Map<String, List<Open>> out = new LinkedHashMap<>();
+        grouped.entrySet().stream().sorted((a, b) -> {
+            long ua = a.getValue().stream().filter(o -> !o.triaged()).count();
+            long ub = b.getValue().stream().filter(o -> !o.triaged()).count();
+            return ua != ub ? Long.compare(ub, ua) : a.getKey().compareTo(b.getKey());
+        }).forEach(e -> out.put(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    /** The PIT section's triage as Markdown: the note, then per class its open mutations with verdict or ⚑. */
+    public String markdown() {
+        StringBuilder md = new StringBuilder(Fmt.md(triageNote())).append("\n\n");
+        for (Map.Entry<String, List<Open>> e : byClass().entrySet()) {
+            long u = e.getValue().stream().filter(o -> !o.triaged()).count();
+            md.append("### ").append(Fmt.md(e.getKey())).append(" — ").append(e.getValue().size()).append(" open")
+                    .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("\n\n");
+            for (Open o : e.getValue()) {
+                md.append("- ").append(o.triaged() ? "" : "⚑ ").append('`').append(o.source()).append("` ")
+                        .append(Fmt.md(o.method() + " " + o.mutator() + " (" + o.status() + ") — " + o.description()))
+                        .append(" — ").append(o.triaged() ? "**" + o.verdict() + "**: " + Fmt.md(o.reason())
+                                : o.verdict() == null ? "**untriaged**" : "**untriaged** (triaged killed-now, still "
+                                        + o.status() + ")")
+                        .append('\n');
+            }
+            md.append('\n');
+        }
+        return md.toString();
+    }
+
+    /** The same as HTML: one {@code <details>} per class, open when it holds an untriaged mutation. */
+    public String html() {
+        StringBuilder h = new StringBuilder("<p>").append(Fmt.html(triageNote())).append("</p>\n");
+        for (Map.Entry<String, List<Open>> e : byClass().entrySet()) {
+            long u = e.getValue().stream().filter(o -> !o.triaged()).count();
+            h.append("<details").append(u == 0 ? "" : " open").append("><summary><code>").append(Fmt.html(e.getKey()))
+                    .append("</code> — ").append(e.getValue().size()).append(" open")
+                    .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("</summary>\n<ul>\n");
+            for (Open o : e.getValue()) {
+                String src = o.source();
+                String path = src.substring(0, src.lastIndexOf(':'));
+                h.append("<li>").append(o.triaged() ? "" : "⚑ ").append("<a href=\"../../../").append(Fmt.html(path))
+                        .append("\" title=\"").append(Fmt.html(src)).append("\"><code>")
+                        .append(Fmt.html(o.clazz() + ":" + o.line() + " " + o.mutator())).append("</code></a> ")
+                        .append(Fmt.html(o.method() + " (" + o.status() + ") — " + o.description()))
+                        .append(" — ").append(o.triaged() ? "<b>" + Fmt.html(o.verdict()) + "</b>: "
+                                + Fmt.html(o.reason()) : "<b>untriaged</b>"
+                                + (o.verdict() == null ? "" : " (triaged killed-now, still " + o.status() + ")"))
+                        .append("</li>\n");
+            }
+            h.append("</ul></details>\n");
+        }
+        return h.toString();
+    }
+
+    /** The triage as JSON-ready maps (one per open mutation). */
+    public List<Map<String, Object>> openJson() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Open o : open) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("class", o.clazz());
+            m.put("method", o.method());
+            m.put("line", o.line());
+            m.put("source", o.source());
+            m.put("mutator", o.mutator());
+            m.put("status", o.status());
+            m.put("description", o.description());
+            m.put("verdict", o.triaged() ? o.verdict() : "untriaged");
+            m.put("reason", o.triaged() ? o.reason() : null);
+            out.add(m);
+        }
+        return out;
+    }
+
     static String pct(double x) {
         return Double.isNaN(x) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", 100 * x);
     }
 
     /**
-     * Reads {@code file}.
+     * The triage of the repository whose report {@code file} is: {@code ROOT/pit/triage.csv} when {@code file} is
+     * {@code ROOT/system-under-test/target/pit-reports/mutations.xml} ({@link Ledger#PIT}) and the triage exists,
+     * else null (a report elsewhere is read without one, never with a triage found further up).
+     */
+    static Path findTriage(Path file) {
+        Path abs = file.toAbsolutePath().normalize();
+        if (!abs.endsWith(Ledger.PIT)) {
+            return null;
+        }
+        Path root = abs;
+        for (int i = 0; i < Ledger.PIT.getNameCount(); i++) {
+            root = root.getParent();
+        }
+        Path candidate = root.resolve(TRIAGE);
+        return Files.isRegularFile(candidate) ? candidate : null;
+    }
+
+    /** A triage row: what it matches and its verdict. */
+    record Row(String clazz, String method, int line, String mutator, String verdict, String reason) {
+        String key() {
+            return clazz + "|" + method + "|" + line + "|" + mutator;
+        }
+    }
+
+    /**
+     * Reads a triage: a header line, then {@code class,method,line,mutator,verdict,reason} (RFC 4180 quoting).
      *
-     * @throws IllegalArgumentException naming the file for malformed XML
+     * @throws IllegalArgumentException naming the file and line for a malformed row or an unknown verdict
+     */
+    static Map<String, Row> readTriage(Path csv) throws IOException {
+        Map<String, Row> out = new LinkedHashMap<>();
+        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+        for (int i = 1; i < lines.size(); i++) {
+            if (lines.get(i).isBlank()) {
+                continue;
+            }
+            List<String> f = csvFields(lines.get(i));
+            if (f.size() != 6 || !VERDICTS.contains(f.get(4)) || f.get(5).isBlank()) {
+                throw new IllegalArgumentException(csv + ":" + (i + 1) + ": a row is class,method,line,mutator,"
+                        + "verdict,reason with a verdict of " + VERDICTS + " and a reason, not: " + lines.get(i));
+            }
+            int line;
+            try {
+                line = Integer.parseInt(f.get(2).strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(csv + ":" + (i + 1) + ": line \"" + f.get(2) + "\" is no number", e);
+            }
+            Row r = new Row(f.get(0), f.get(1), line, f.get(3), f.get(4), f.get(5));
+            out.put(r.key(), r);
+        }
+        return out;
+    }
+
+    static List<String> csvFields(String line) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                    cur.append('"');
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    cur.append(c);
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                out.add(cur.toString());
+                cur.setLength(0);
+            } else {
+                cur.append(c);
+            }
+        }
+        out.add(cur.toString());
+        return out;
+    }
+
+    /**
+     * Reads {@code file} and the triage of its repository ({@link #findTriage}).
+     *
+     * @throws IllegalArgumentException naming the file for malformed XML or a malformed triage row
      * @throws IOException when it cannot be read
      */
     public static PitReport read(Path file) throws IOException {
+        return read(file, findTriage(file));
+    }
+
+    /** Reads {@code file} with the triage {@code triageCsv} (null: none). */
+    public static PitReport read(Path file, Path triageCsv) throws IOException {
+        Map<String, Row> triage = triageCsv == null ? Map.of() : readTriage(triageCsv);
+        Set<String> used = new LinkedHashSet<>();
         XMLInputFactory factory = XMLInputFactory.newFactory();
         factory.setProperty(XMLInputFactory.SUPPORT_DTD, false);
         factory.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
@@ -56,13 +306,11 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         int noCoverage = 0;
         int timedOut = 0;
         List<String> survivors = new ArrayList<>();
+        List<Open> open = new ArrayList<>();
         try (InputStream in = Files.newInputStream(file)) {
             XMLStreamReader xml = factory.createXMLStreamReader(in);
             String status = null;
-            String clazz = "";
-            String line = "";
-            String mutator = "";
-            String description = "";
+            Map<String, String> fields = new LinkedHashMap<>();
             StringBuilder text = new StringBuilder();
             while (xml.hasNext()) {
                 int event = xml.next();
@@ -78,35 +326,50 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                         if ("TIMED_OUT".equals(status)) {
                             timedOut++;
                         }
-                        clazz = "";
-                        line = "";
-                        mutator = "";
-                        description = "";
+                        fields.clear();
                     }
                 } else if (event == XMLStreamReader.CHARACTERS || event == XMLStreamReader.CDATA) {
                     text.append(xml.getText());
                 } else if (event == XMLStreamReader.END_ELEMENT) {
-                    switch (xml.getLocalName()) {
-                        case "mutatedClass" -> clazz = text.toString().trim();
-                        case "lineNumber" -> line = text.toString().trim();
-                        case "mutator" -> mutator = text.toString().trim();
-                        case "description" -> description = text.toString().trim();
+                    String name = xml.getLocalName();
+                    switch (name) {
+                        case "mutatedClass", "mutatedMethod", "lineNumber", "mutator", "description", "sourceFile" ->
+                                fields.put(name, text.toString().trim());
                         case "mutation" -> {
+                            String clazz = fields.getOrDefault("mutatedClass", "");
+                            String mutator = fields.getOrDefault("mutator", "");
+                            String shortMutator = mutator.substring(mutator.lastIndexOf('.') + 1);
+                            String line = fields.getOrDefault("lineNumber", "");
                             if ("SURVIVED".equals(status)) {
                                 survived++;
-                                String shortMutator = mutator.substring(mutator.lastIndexOf('.') + 1);
-                                survivors.add(clazz + ":" + line + " " + shortMutator + " — " + description);
+                                survivors.add(clazz + ":" + line + " " + shortMutator + " — "
+                                        + fields.getOrDefault("description", ""));
                             } else if ("NO_COVERAGE".equals(status)) {
                                 noCoverage++;
+                            }
+                            if ("SURVIVED".equals(status) || "NO_COVERAGE".equals(status)) {
+                                int lineNo = line.isEmpty() ? 0 : Integer.parseInt(line);
+                                String method = fields.getOrDefault("mutatedMethod", "");
+                                Row r = triage.get(clazz + "|" + method + "|" + lineNo + "|" + shortMutator);
+                                if (r != null) {
+                                    used.add(r.key());
+                                }
+                                open.add(new Open(clazz, method, lineNo, shortMutator, status,
+                                        fields.getOrDefault("description", ""), fields.getOrDefault("sourceFile", ""),
+                                        r == null ? null : r.verdict(), r == null ? null : r.reason()));
                             }
                         }
                         default -> { }
                     }
                 }
             }
-        } catch (XMLStreamException e) {
+        } catch (XMLStreamException | NumberFormatException e) {
             throw new IllegalArgumentException(file + ": malformed XML: " + e.getMessage(), e);
         }
-        return new PitReport(file, mutations, killed, survived, noCoverage, timedOut, List.copyOf(survivors));
+        // killed-now rows whose mutation is no longer open are the kills they record; any other unmatched row is stale
+        int stale = (int) triage.values().stream().filter(r -> !used.contains(r.key())
+                && !r.verdict().equals("killed-now")).count();
+        return new PitReport(file, mutations, killed, survived, noCoverage, timedOut, survivors, open, triageCsv,
+                stale);
     }
 }

@@ -1,0 +1,85 @@
+package io.attnproof.reports.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** PIT's report with the triage: open mutations grouped by class, each with its verdict or flagged untriaged. */
+class PitReportTest {
+    @TempDir
+    Path dir;
+
+    private Path report() throws IOException {
+        Path xml = dir.resolve(Ledger.PIT);
+        Files.createDirectories(xml.getParent());
+        try (InputStream in = PitReportTest.class.getResourceAsStream("/ledger/pit-mutations.xml")) {
+            Files.copy(in, xml);
+        }
+        return xml;
+    }
+
+    private void triage(String... rows) throws IOException {
+        Path csv = dir.resolve(PitReport.TRIAGE);
+        Files.createDirectories(csv.getParent());
+        Files.writeString(csv, "class,method,line,mutator,verdict,reason\n" + String.join("\n", rows) + "\n");
+    }
+
+    @Test
+    void withoutTriageEveryOpenMutationIsFlagged() throws IOException {
+        PitReport p = PitReport.read(report());
+        assertNull(p.triageFile());
+        assertEquals(2, p.open().size());
+        assertEquals(2, p.untriaged().size());
+        assertEquals("triage (no pit/triage.csv): 2 open mutations (survived or no coverage), 0 triaged, 2 untriaged ⚑",
+                p.triageNote());
+        assertTrue(p.markdown().contains("⚑ `system-under-test/src/main/java/io/attnproof/attention/mask/"
+                + "UnionMaskMemo.java:61` get ConditionalsBoundaryMutator (SURVIVED)"), p.markdown());
+    }
+
+    @Test
+    void rowsGiveVerdictsAndAKilledNowRowThatDidNotKillStaysFlagged() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,61,ConditionalsBoundaryMutator,equivalent,"
+                        + "\"at i == n the loop body is empty, so < and <= agree\"",
+                "io.attnproof.attention.tensor.Device,metal,28,NullReturnValsMutator,killed-now,DeviceTest kills it",
+                "io.attnproof.attention.tensor.Tensor,cat,150,IncrementsMutator,accepted,gone since");
+        PitReport p = PitReport.read(xml);
+        assertEquals(dir.resolve(PitReport.TRIAGE), p.triageFile());
+        assertEquals(Map.of("equivalent", 1, "untriaged", 1), p.verdictCounts());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device"), p.untriaged().stream()
+                .map(PitReport.Open::clazz).toList());
+        assertEquals(1, p.staleTriageRows(), "the accepted row matches no open mutation");
+        assertTrue(p.triageNote().startsWith("triage (pit/triage.csv): 2 open mutations (survived or no coverage),"
+                + " 1 triaged (equivalent 1), 1 untriaged ⚑; 1 stale triage rows"), p.triageNote());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
+                List.copyOf(p.byClass().keySet()), "classes with untriaged mutations first");
+        String md = p.markdown();
+        assertTrue(md.contains("**equivalent**: at i == n the loop body is empty, so < and <= agree"), md);
+        assertTrue(md.contains("**untriaged** (triaged killed-now, still NO_COVERAGE)"), md);
+        assertTrue(p.html().contains("<a href=\"../../../system-under-test/src/main/java/io/attnproof/attention/"
+                + "tensor/Device.java\" title=\"system-under-test/src/main/java/io/attnproof/attention/tensor/"
+                + "Device.java:28\"><code>io.attnproof.attention.tensor.Device:28 NullReturnValsMutator</code></a>"),
+                p.html());
+        assertEquals("untriaged", p.openJson().getFirst().get("verdict").equals("equivalent")
+                ? p.openJson().get(1).get("verdict") : p.openJson().getFirst().get("verdict"));
+    }
+
+    @Test
+    void aMalformedRowNamesFileAndLine() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,61,ConditionalsBoundaryMutator,fine,because");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml));
+        assertTrue(e.getMessage().contains("triage.csv:2: a row is class,method,line,mutator,verdict,reason"),
+                e.getMessage());
+    }
+}
