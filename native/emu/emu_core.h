@@ -84,7 +84,7 @@ struct RaceLog {
         std::string first;
     };
     std::map<std::string, Kernel> kernels;
-    long long launch_races = 0;
+    std::atomic<long long> launch_races{0};
     std::string launch_first;
 };
 
@@ -100,8 +100,9 @@ inline std::string block_name() {
 inline void report_race(const char* array, long long element, const std::string& earlier, int other,
                         const std::string& now) {
     RaceLog& log = race_log();
+    if (log.launch_races.fetch_add(1) != 0) return;  // counted; only the first is worded
     std::lock_guard<std::mutex> lock(log.mu);
-    if (log.launch_races++ == 0) {
+    {
         log.launch_first = std::string("shared-memory race in kernel ") + t_kernel + ", block " + block_name() +
                            ": " + array + "[" + std::to_string(element) + "] " + earlier +
                            (other < 0 ? std::string(" by several threads") : " by thread " + std::to_string(other)) +
@@ -415,7 +416,7 @@ int launch(const char* kernel, dim3 grid, dim3 block, const Limits& limits, cons
     }
     {
         std::lock_guard<std::mutex> lock(race_log().mu);
-        race_log().launch_races = 0;
+        race_log().launch_races.store(0);
         race_log().launch_first.clear();
     }
     clear_shared_records();
@@ -493,11 +494,11 @@ int launch(const char* kernel, dim3 grid, dim3 block, const Limits& limits, cons
     RaceLog::Kernel& k = log.kernels[kernel];
     k.launches += 1;
     k.accesses += accesses.load();
-    k.races += log.launch_races;
-    if (log.launch_races > 0) {
+    const long long races = log.launch_races.load();
+    k.races += races;
+    if (races > 0) {
         if (k.first.empty()) k.first = log.launch_first;
-        error = log.launch_first + (log.launch_races > 1 ? " (and " + std::to_string(log.launch_races - 1) +
-                                                               " more in this launch)" : "");
+        error = log.launch_first + (races > 1 ? " (and " + std::to_string(races - 1) + " more in this launch)" : "");
         return LAUNCH_RACE;
     }
     return LAUNCH_OK;

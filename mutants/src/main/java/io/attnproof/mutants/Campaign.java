@@ -241,10 +241,8 @@ public final class Campaign {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        SortedSet<String> testClasses = index().classesFor(m.claims());
-        if (lane != null) {
-            testClasses = new java.util.TreeSet<>(NativeBuild.laneClasses(lane, testClasses, m.claims()));
-        }
+        SortedSet<String> testClasses = lane == null ? index().classesFor(m.claims())
+                : new java.util.TreeSet<>(NativeBuild.laneClasses(lane, index().concreteClassesFor(m.claims()), m.claims()));
         if (testClasses.isEmpty()) {
             return finish(m, patch, MutantResult.Status.STALE, "no claim test proves " + m.claims()
                     + (lane == null ? "" : " on " + lane) + " under " + config.sutTestClasses(), null, List.of(), t0);

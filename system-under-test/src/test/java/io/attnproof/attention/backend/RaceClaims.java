@@ -75,7 +75,8 @@ abstract class RaceClaims {
         int failed = 0;
         Backend lane = lane();
         // S1 / U8: the fused cases (tile boundaries, windows, t_q > t_k, decode) and, for each, the unfused path.
-        int[][] fused = {{1, 40, 0}, {24, 40, 0}, {24, 40, 3}, {24, 40, 16}, {41, 41, 7}, {17, 50, 32}, {12, 5, 2}};
+        // (The S1 cases that add nothing for races, {24, 40, 0} and {24, 40, 3}, are left out: the same tiles.)
+        int[][] fused = {{1, 40, 0}, {24, 40, 16}, {41, 41, 7}, {17, 50, 32}, {12, 5, 2}};
         for (int[] c : fused) {
             SinksInputs in = SinksInputs.generate(310L + 7L * c[0] + c[1] + c[2], 2, 6, 2, c[0], c[1], 64,
                     Precision.F32, 2.0);
