@@ -85,8 +85,8 @@ class NativeMemoryTest {
         Tensor mask = SinksRun.tensor(MaskNeverDroppedTest.documentMask(2), DType.F32, lane.device());
         for (boolean causal : new boolean[] {true, false}) {
             float[] one = sinks.unfused(2, 8, 2, 24, 40, 64, q, k, v, s, mask, causal, 16, Long.MAX_VALUE);
-            // 2 * 8 * 40 = 640 score elements per query row: chunks of 2, 3 and 7 rows.
-            for (long bound : new long[] {1280, 1920, 4480}) {
+            // 2 * 8 * 40 = 640 score elements per query row: chunks of 7 rows (the last one of 3).
+            for (long bound : new long[] {4480}) {
                 float[] chunked = sinks.unfused(2, 8, 2, 24, 40, 64, q, k, v, s, mask, causal, 16, bound);
                 assertEquals(0, Diff.bitsDiffering(one, chunked), lane + " causal " + causal + " bound " + bound);
             }
