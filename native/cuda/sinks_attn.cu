@@ -46,8 +46,8 @@ __device__ __forceinline__ bool flash_head_dim(int d) {
 
 // One block's query-row tile. Row i of the tile (global row r = r0 + i) is served by BLOCK_K consecutive threads:
 // in the score phase thread (i, kk) scores key c0 + kk into shared memory; in the P.V phase it owns output
-// elements kk, kk + BLOCK_K, ... Four barriers per key tile; every loop bound around them is uniform across the
-// block, so every thread reaches every barrier.
+// elements kk, kk + BLOCK_K, ... Four barriers and one shuffle reduction per key tile; every loop bound around them
+// is uniform across the block, so every thread reaches every barrier and shuffle.
 __device__ void sinks_rows(dptr<const float> q, long long q_base, long long q_stride, dptr<const float> k,
                            dptr<const float> v, long long kv_base, long long kv_stride, dptr<float> out,
                            long long o_base, long long o_stride, int q_len, int kv_len, int rows_out, int D,
@@ -102,11 +102,15 @@ __device__ void sinks_rows(dptr<const float> q, long long q_base, long long q_st
         float tile_max = NEG_INF;
         for (int j = 0; j < BLOCK_K; ++j) tile_max = fmaxf(tile_max, s_sh[i * BLOCK_K + j]);
         const float m_new = fmaxf(m, tile_max);
-        float psum = 0.f;
         for (int j = 0; j < BLOCK_K; ++j) {
             const float sj = s_sh[i * BLOCK_K + j];
             p[j] = sj == NEG_INF ? 0.f : expf(sj - m_new);
-            psum += p[j];
+        }
+        // The row's weight sum: a butterfly over the row's BLOCK_K lanes (lane kk brings its own key's weight; the
+        // xor partners stay inside the row's half-warp, and every lane ends with the same bits).
+        float psum = p[kk];
+        for (int lane_mask = BLOCK_K / 2; lane_mask > 0; lane_mask /= 2) {
+            psum += __shfl_xor_sync(0xffffffffu, psum, lane_mask, BLOCK_K);
         }
         __syncthreads();  // the V tile is in place
 

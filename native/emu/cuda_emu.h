@@ -23,9 +23,11 @@ using emu::dim3;
 // Device pointers and __shared__ arrays are bounds-checked accessors.
 template <class T>
 using dptr = emu::dptr<T>;
-#define SHARED_ARRAY(T, name, n) static emu::shared_array<T, (n)> name{{}, #name}
+#define SHARED_ARRAY(T, name, n)                   \
+    static emu::shared_array<T, (n)> name{#name}; \
+    ::emu::declare_shared(#name, static_cast<long long>(sizeof(T)) * (n))
 
-inline void __syncthreads() { emu::sync_block(); }
+inline void __syncthreads() { emu::barrier_block(); }
 
 template <class T>
 inline T __shfl_xor_sync(unsigned /*mask*/, T value, int lane_mask, int width = 32) {

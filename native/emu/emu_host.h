@@ -98,6 +98,45 @@ private:
 // A kernel's entry in a lane's table: reads its arguments, then launches (or returns LAUNCH_BAD_SIGNATURE).
 using Launcher = int (*)(Args&, dim3 grid, dim3 block, std::string& error);
 
+// The shim's own probe kernels (not kernel sources; the controls of claims N1 and N2), in every lane's table:
+//   attnproof_race_probe(int* out, int barrier): thread t writes sh[t], then (when barrier != 0) waits at the block
+//     barrier, then reads its neighbour's sh[(t + 1) % n] into out[block * n + t]. Without the barrier every read is
+//     a race the checker must report.
+//   attnproof_shared_probe(int* out, int floats): declares a static shared array of 12544 floats (49 KiB, over CUDA's
+//     48 KiB and Metal's 32 KiB) after one of `floats` (<= 1024) floats: the launch must fail naming the limit.
+inline int launch_race_probe(Args& a, dim3 grid, dim3 block, const Limits& limits, std::string& error) {
+    dptr<int> out = a.i32_buf(0, "out");
+    int barrier = a.i32(1);
+    if (!a.ok(2)) return (error = a.error(), LAUNCH_BAD_SIGNATURE);
+    return launch("attnproof_race_probe", grid, block, limits, [=] {
+        static shared_array<int, 1024> sh{"sh"};
+        declare_shared("sh", static_cast<long long>(sizeof(int)) * 1024);
+        const int n = static_cast<int>(t_block_dim.x * t_block_dim.y * t_block_dim.z);
+        const int t = t_tid;
+        const long long b = t_block.x + static_cast<long long>(t_grid_dim.x) * (t_block.y + t_grid_dim.y * t_block.z);
+        sh[t] = t + 1;
+        if (barrier != 0) barrier_block();
+        out[b * n + t] = sh[(t + 1) % n];
+    }, error);
+}
+
+inline int launch_shared_probe(Args& a, dim3 grid, dim3 block, const Limits& limits, std::string& error) {
+    dptr<int> out = a.i32_buf(0, "out");
+    int floats = a.i32(1);
+    if (!a.ok(2)) return (error = a.error(), LAUNCH_BAD_SIGNATURE);
+    return launch("attnproof_shared_probe", grid, block, limits, [=] {
+        static shared_array<float, 1024> small{"small"};
+        declare_shared("small", static_cast<long long>(sizeof(float)) * (floats < 1024 ? floats : 1024));
+        if (t_tid == 0) out[0] = 1;
+        if (floats > 0) {
+            static shared_array<float, 12544> big{"big"};
+            declare_shared("big", static_cast<long long>(sizeof(float)) * 12544);
+            if (t_tid == 0) big[0] = 1.f;
+        }
+        (void)small;
+    }, error);
+}
+
 inline void copy_error(const std::string& message, char* err, long long cap) {
     if (err == nullptr || cap <= 0) return;
     long long n = static_cast<long long>(message.size()) < cap - 1 ? static_cast<long long>(message.size()) : cap - 1;
@@ -144,6 +183,22 @@ inline int run_launch(const std::map<std::string, Launcher>& table, const char* 
     }
     if (result != LAUNCH_OK) copy_error(error, err, errcap);
     return result;
+}
+
+inline int race_stats(const char* kernel, long long* out, char* first, long long cap) {
+    RaceLog& log = race_log();
+    std::lock_guard<std::mutex> lock(log.mu);
+    auto it = kernel == nullptr ? log.kernels.end() : log.kernels.find(kernel);
+    if (it == log.kernels.end()) {
+        out[0] = out[1] = out[2] = 0;
+        copy_error("", first, cap);
+        return 1;
+    }
+    out[0] = it->second.races;
+    out[1] = it->second.accesses;
+    out[2] = it->second.launches;
+    copy_error(it->second.first, first, cap);
+    return 0;
 }
 
 }  // namespace emu

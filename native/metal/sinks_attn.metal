@@ -58,7 +58,8 @@ inline bool metal_head_dim(int d) {
 }
 
 // One threadgroup's query-row tile; thread (i, kk) scores key c0 + kk of row r0 + i into threadgroup memory, then
-// owns output elements kk, kk + BLOCK_K, ... of that row. Four barriers per key tile, under uniform loop bounds.
+// owns output elements kk, kk + BLOCK_K, ... of that row. Four barriers and one simdgroup shuffle reduction per key
+// tile, under uniform loop bounds.
 inline void sinks_rows(DPTR(const float) q, long q_base, long q_stride, DPTR(const float) k, DPTR(const float) v,
                        long kv_base, long kv_stride, DPTR(float) out, long o_base, long o_stride, int q_len,
                        int kv_len, int rows_out, int D, int window, float sink, float scale, int r0, uint t,
@@ -111,11 +112,15 @@ inline void sinks_rows(DPTR(const float) q, long q_base, long q_stride, DPTR(con
         float tile_max = -INFINITY;
         for (int j = 0; j < BLOCK_K; ++j) tile_max = fmax(tile_max, s_sh[i * BLOCK_K + j]);
         const float m_new = fmax(m, tile_max);
-        float psum = 0.0f;
         for (int j = 0; j < BLOCK_K; ++j) {
             const float sj = s_sh[i * BLOCK_K + j];
             p[j] = sj == -INFINITY ? 0.0f : exp(sj - m_new);
-            psum += p[j];
+        }
+        // The row's weight sum: a butterfly over the row's BLOCK_K lanes of the 32-wide simdgroup (lane kk brings its
+        // own key's weight; the xor partners stay inside the row's half, and every lane ends with the same bits).
+        float psum = p[kk];
+        for (ushort lane_mask = BLOCK_K / 2; lane_mask > 0; lane_mask /= 2) {
+            psum += simd_shuffle_xor(psum, lane_mask);
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);  // the V tile is in place
 

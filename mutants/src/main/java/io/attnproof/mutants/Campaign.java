@@ -28,7 +28,8 @@ import java.util.stream.Stream;
 
 /**
  * The mutant campaign: for each catalog patch (or this shard's share), apply it to a scratch copy of the sources,
- * compile the mutated files in process, run the tests of the claims it names in a fresh child-first class loader
+ * compile the mutated files in process (a native mutant: rebuild its emulated lane's library from the patched kernel
+ * source into the mutant's own folder, {@link NativeBuild}), run the tests of the claims it names in a fresh child-first class loader
  * with a per-mutant timeout and its own evidence directory, and record killed / survived / stale / timeout with
  * the killing tests and the evidence values both ways. Writes {@code results.json} (or
  * {@code results-k-of-n.json}), {@code results.md} and {@code campaign.json} under the output directory.
@@ -216,6 +217,8 @@ public final class Campaign {
         String patch = config.repoRoot().relativize(m.patchFile().toAbsolutePath().normalize()).toString()
                 .replace('\\', '/');
         Map<String, byte[]> classes;
+        String lane = m.nativeLane();
+        Path nativeDir = config.out().resolve("native").resolve(m.id());
         try {
             Map<String, String> sources = new LinkedHashMap<>();
             for (Mutant.FilePatch fp : m.files()) {
@@ -225,21 +228,33 @@ public final class Campaign {
                 }
                 sources.put(fp.path(), PatchApplier.apply(fp, Files.readString(file, StandardCharsets.UTF_8)));
             }
-            classes = compiler.compile(sources);
+            if (lane == null) {
+                classes = compiler.compile(sources);
+            } else {
+                // A native mutant: its lane's library rebuilt from the patched kernel source into its own folder.
+                classes = Map.of();
+                NativeBuild.build(config.repoRoot(), config.sutClasses().getParent().resolve("native"), nativeDir, m,
+                        sources.values().iterator().next());
+            }
         } catch (StaleException e) {
             return finish(m, patch, MutantResult.Status.STALE, e.getMessage(), null, List.of(), t0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        SortedSet<String> testClasses = index().classesFor(m.claims());
+        SortedSet<String> testClasses = lane == null ? index().classesFor(m.claims())
+                : new java.util.TreeSet<>(NativeBuild.laneClasses(lane, index().concreteClassesFor(m.claims()), m.claims()));
         if (testClasses.isEmpty()) {
-            return finish(m, patch, MutantResult.Status.STALE, "no claim test proves " + m.claims() + " under "
-                    + config.sutTestClasses(), null, List.of(), t0);
+            return finish(m, patch, MutantResult.Status.STALE, "no claim test proves " + m.claims()
+                    + (lane == null ? "" : " on " + lane) + " under " + config.sutTestClasses(), null, List.of(), t0);
         }
         Path evidence = config.out().resolve("evidence").resolve(m.id());
         deleteTree(evidence);
-        MutantClassLoader loader = new MutantClassLoader("mutant-" + m.id(), classes, source,
-                Map.of(EVIDENCE_PROPERTY, evidence.toString()));
+        Map<String, String> properties = new HashMap<>();
+        properties.put(EVIDENCE_PROPERTY, evidence.toString());
+        if (lane != null) {
+            properties.put(NativeBuild.DIR_PROPERTY, nativeDir.toString());
+        }
+        MutantClassLoader loader = new MutantClassLoader("mutant-" + m.id(), classes, source, properties);
         AtomicReference<ClaimTests.Outcome> outcome = new AtomicReference<>();
         AtomicReference<Throwable> crash = new AtomicReference<>();
         Thread runner = new Thread(null, () -> {

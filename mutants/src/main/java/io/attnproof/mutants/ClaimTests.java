@@ -47,9 +47,11 @@ public final class ClaimTests {
     private static final int MESSAGE_LIMIT = 2000;
 
     private final Map<String, SortedSet<String>> classesByClaim;
+    private final Map<String, SortedSet<String>> concreteByClaim;
 
-    private ClaimTests(Map<String, SortedSet<String>> classesByClaim) {
+    private ClaimTests(Map<String, SortedSet<String>> classesByClaim, Map<String, SortedSet<String>> concreteByClaim) {
         this.classesByClaim = classesByClaim;
+        this.concreteByClaim = concreteByClaim;
     }
 
     /** A test that failed (or a class whose setup failed) and why. */
@@ -76,6 +78,7 @@ public final class ClaimTests {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the claim tests under " + testClasses, e);
         }
+        Map<String, SortedSet<String>> concrete = new TreeMap<>();
         for (String name : names) {
             Class<?> c;
             try {
@@ -84,8 +87,32 @@ public final class ClaimTests {
                 throw new IllegalStateException("cannot load test class " + name + ": " + e, e);
             }
             collect(c, name, byClaim);
+            if (!java.lang.reflect.Modifier.isAbstract(c.getModifiers())) {
+                // The tests a concrete class runs, its inherited ones included (a lane's LaneClaims subclass).
+                for (Class<?> s = c.getSuperclass(); s != null && s != Object.class; s = s.getSuperclass()) {
+                    for (Method m : s.getDeclaredMethods()) {
+                        String claim = isTest(m) ? claimOf(s, m) : null;
+                        if (claim != null) {
+                            concrete.computeIfAbsent(claim, k -> new TreeSet<>()).add(name);
+                        }
+                    }
+                }
+                collect(c, name, concrete);
+            }
         }
-        return new ClaimTests(byClaim);
+        return new ClaimTests(byClaim, concrete);
+    }
+
+    /**
+     * The concrete test classes running at least one test of one of {@code claims}, inherited tests included (the
+     * lanes' claim tests live in an abstract class that each lane's class extends): what a native mutant runs.
+     */
+    public SortedSet<String> concreteClassesFor(Collection<String> claims) {
+        SortedSet<String> out = new TreeSet<>();
+        for (String claim : claims) {
+            out.addAll(concreteByClaim.getOrDefault(claim, new TreeSet<>()));
+        }
+        return out;
     }
 
     private static void collect(Class<?> c, String topLevel, Map<String, SortedSet<String>> byClaim) {

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * One curated mutant: its header ({@code # id}, {@code # claims}, {@code # breaks}, {@code # origin}) and the
- * file patches of its unified diff, all against {@code system-under-test/src/main/java}.
+ * file patches of its unified diff, all against {@code system-under-test/src/main/java}, or one kernel source under
+ * {@code native/} (a native mutant).
  */
 public record Mutant(String id, List<String> claims, String breaks, String origin, Path patchFile,
         List<FilePatch> files) {
@@ -13,6 +14,14 @@ public record Mutant(String id, List<String> claims, String breaks, String origi
     public Mutant {
         claims = List.copyOf(claims);
         files = List.copyOf(files);
+    }
+
+    /**
+     * The emulated lane a native mutant runs on ({@code cuda-emu} for {@code native/cuda/*.cu}, {@code metal-emu}
+     * for {@code native/metal/*.metal}), or null for a mutant of the Java sources.
+     */
+    public String nativeLane() {
+        return files.isEmpty() ? null : PatchParser.nativeLane(files.getFirst().path());
     }
 
     /** The changes to one file: {@code path} relative to the repository root, hunks in file order. */

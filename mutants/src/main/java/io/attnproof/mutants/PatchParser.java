@@ -18,11 +18,27 @@ import java.util.regex.Pattern;
  * Reads a catalog patch: a header block of {@code # key: value} lines ({@code id} equal to the file name without
  * {@code .patch}, {@code claims} a comma-separated list of catalog claim ids, {@code breaks} and {@code origin} one
  * line each), then a {@code git diff}-style unified diff whose files all lie under
- * {@code system-under-test/src/main/java}. Every error names the file, the line and what was expected.
+ * {@code system-under-test/src/main/java}, or that changes one kernel source ({@code native/cuda/*.cu} or
+ * {@code native/metal/*.metal}: a native mutant, run on its emulated lane). Every error names the file, the line and
+ * what was expected.
  */
 public final class PatchParser {
     /** The only directory a curated mutant may change (paths are relative to the repository root). */
     public static final String SOURCE_ROOT = "system-under-test/src/main/java/";
+    /** The kernel sources a native mutant may change: directory, file suffix and the emulated lane that runs it. */
+    public static final List<List<String>> NATIVE_SOURCES = List.of(List.of("native/cuda/", ".cu", "cuda-emu"),
+            List.of("native/metal/", ".metal", "metal-emu"));
+
+    /** The emulated lane that runs kernel source {@code path}, or null when it is not a kernel source. */
+    public static String nativeLane(String path) {
+        for (List<String> n : NATIVE_SOURCES) {
+            String rest = path.startsWith(n.get(0)) ? path.substring(n.get(0).length()) : "";
+            if (!rest.isEmpty() && rest.endsWith(n.get(1)) && !rest.contains("/") && !path.contains("..")) {
+                return n.get(2);
+            }
+        }
+        return null;
+    }
     /** The header keys, each required exactly once. */
     public static final List<String> KEYS = List.of("id", "claims", "breaks", "origin");
 
@@ -167,9 +183,15 @@ public final class PatchParser {
                 throw new PatchFormatException(file, i + 1, "the old and new paths differ (" + oldPath + " vs " + newPath
                         + "): renames are not supported");
             }
-            if (!oldPath.startsWith(SOURCE_ROOT) || !oldPath.endsWith(".java") || oldPath.contains("..")) {
+            boolean java = oldPath.startsWith(SOURCE_ROOT) && oldPath.endsWith(".java") && !oldPath.contains("..");
+            if (!java && nativeLane(oldPath) == null) {
                 throw new PatchFormatException(file, i + 1, "path " + oldPath + " must be a .java file under "
-                        + SOURCE_ROOT + " (curated mutants change the system under test's main sources only)");
+                        + SOURCE_ROOT + " or a kernel source native/cuda/*.cu or native/metal/*.metal (curated"
+                        + " mutants change the system under test's main sources only)");
+            }
+            if (!seen.isEmpty() && (nativeLane(oldPath) != null || nativeLane(seen.iterator().next()) != null)) {
+                throw new PatchFormatException(file, i + 1, oldPath + ": a native mutant changes exactly one kernel"
+                        + " source and nothing else (one emulated lane is rebuilt and run per mutant)");
             }
             if (!seen.add(oldPath)) {
                 throw new PatchFormatException(file, i + 1, oldPath + " is patched twice; merge its hunks into one diff");

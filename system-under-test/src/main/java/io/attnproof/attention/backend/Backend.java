@@ -79,6 +79,11 @@ public sealed interface Backend permits Cpu, NativeBackend {
         return CudaEmu.INSTANCE;
     }
 
+    /** The CUDA kernel source run through the emulation shim, built with FMA contraction on (as nvcc builds it). */
+    static CudaEmu cudaEmuFma() {
+        return CudaEmu.FMA;
+    }
+
     /** The Metal kernel source run through the emulation shim. */
     static MetalEmu metalEmu() {
         return MetalEmu.INSTANCE;
@@ -96,7 +101,7 @@ public sealed interface Backend permits Cpu, NativeBackend {
 
     /** Every lane, in ledger order. */
     static List<Backend> all() {
-        return List.of(cpu(), cudaEmu(), metalEmu(), cuda(), metal());
+        return List.of(cpu(), cudaEmu(), cudaEmuFma(), metalEmu(), cuda(), metal());
     }
 
     /** The lane called {@code name}. */
@@ -106,6 +111,6 @@ public sealed interface Backend permits Cpu, NativeBackend {
                 return b;
             }
         }
-        throw new IllegalArgumentException("backend = " + name + ": must be one of cpu, cuda-emu, metal-emu, cuda, metal");
+        throw new IllegalArgumentException("backend = " + name + ": must be one of cpu, cuda-emu, cuda-emu-fma, metal-emu, cuda, metal");
     }
 }

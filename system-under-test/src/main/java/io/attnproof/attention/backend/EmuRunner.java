@@ -31,10 +31,44 @@ final class EmuRunner implements KernelRunner {
 
     private final String lane;
     private final MethodHandle launch;
+    private final MethodHandle races;
+    private final int gridStrideBlocks;
 
-    private EmuRunner(String lane, MethodHandle launch) {
+    private EmuRunner(String lane, MethodHandle launch, MethodHandle races, int gridStrideBlocks) {
         this.lane = lane;
         this.launch = launch;
+        this.races = races;
+        this.gridStrideBlocks = gridStrideBlocks;
+    }
+
+    /**
+     * This library with grid-stride kernels launched on up to {@code blocks} blocks (the real lanes launch up to
+     * 1024): a test hook showing that the grid-stride loops give the same bits on the real grid as on the reduced one.
+     */
+    EmuRunner withGridStrideBlocks(int blocks) {
+        if (blocks < 1) {
+            throw new IllegalArgumentException("blocks = " + blocks + ": must be >= 1");
+        }
+        return new EmuRunner(lane, launch, races, blocks);
+    }
+
+    /** What the race checker (claim N1) found for one kernel since the library was loaded. */
+    record RaceStats(String kernel, long races, long sharedAccesses, long launches, String firstReport) {
+    }
+
+    /** The race checker's totals for {@code kernel} (all zero when it never ran in this library). */
+    RaceStats races(String kernel) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG, 3);
+            MemorySegment first = arena.allocate(ERROR_CAPACITY);
+            int rc = (int) races.invokeExact(arena.allocateFrom(kernel), out, first, (long) ERROR_CAPACITY);
+            return new RaceStats(kernel, out.getAtIndex(JAVA_LONG, 0), out.getAtIndex(JAVA_LONG, 1),
+                    out.getAtIndex(JAVA_LONG, 2), rc == 0 ? first.getString(0) : "");
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new NativeKernelException(lane, kernel, "EMU_CALL_FAILED", t.toString());
+        }
     }
 
     /**
@@ -66,7 +100,11 @@ final class EmuRunner implements KernelRunner {
         }
         MethodHandle handle = linker.downcallHandle(entry, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT,
                 ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG));
-        return new EmuRunner(lane, handle);
+        MemorySegment racesFn = lookup.find("attnproof_emu_races").orElseThrow(() -> new IllegalStateException(
+                library + " has no attnproof_emu_races: built without the race checker (rebuild it)"));
+        MethodHandle races = linker.downcallHandle(racesFn, FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+                JAVA_LONG));
+        return new EmuRunner(lane, handle, races, GRID_STRIDE_BLOCKS);
     }
 
     @Override
@@ -76,7 +114,7 @@ final class EmuRunner implements KernelRunner {
 
     @Override
     public int gridStrideBlocks() {
-        return GRID_STRIDE_BLOCKS;
+        return gridStrideBlocks;
     }
 
     @Override
@@ -199,6 +237,7 @@ final class EmuRunner implements KernelRunner {
             case 12 -> "EMU_OUT_OF_BOUNDS";
             case 13 -> "EMU_HOST_EXCEPTION";
             case 14 -> "EMU_INVALID_LAUNCH_CONFIG";
+            case 15 -> "EMU_SHARED_MEMORY_RACE";
             default -> "EMU_ERROR_" + rc;
         };
     }

@@ -15,6 +15,8 @@ final class NativeFiles {
     /** The system property naming the directory of built native artefacts. */
     static final String DIR_PROPERTY = "attnproof.native.dir";
     static final String CUDA_EMU_LIBRARY = "libattnproof_cuda_emu.so";
+    /** The cuda-emu build with FMA contraction on (-ffp-contract=fast); built only where the CPU has FMA. */
+    static final String CUDA_EMU_FMA_LIBRARY = "libattnproof_cuda_emu_fma.so";
     static final String METAL_EMU_LIBRARY = "libattnproof_metal_emu.so";
     /** The PTX the nvcc profile builds, relative to the native directory. */
     static final String BUILT_PTX = "ptx/sinks_attn.ptx";

@@ -276,23 +276,99 @@ final class NativeSinks {
     }
 
     /**
-     * The three unfused kernels in one sequence (scores and probabilities stay on the device): {@code mask} is null
-     * or {@code [B|1, Hq|1, tq|1, tk]}; {@code causal} adds the fused kernels' bottom-right rule with {@code window}.
+     * The most score elements one pass of the unfused kernels holds ({@code scores} and {@code probs} are each at most
+     * this long, 16 MiB of f32): a call whose {@code B * Hq * t_q * t_k} is larger runs in query-row chunks.
+     */
+    static final long SCORES_BOUND = 1L << 22;
+
+    /**
+     * The three unfused kernels (scores and probabilities stay on the device): {@code mask} is null or
+     * {@code [B|1, Hq|1, tq|1, tk]}; {@code causal} adds the fused kernels' bottom-right rule with {@code window}.
+     * Memory is bounded: the queries run in chunks of rows whose score buffer holds at most {@link #SCORES_BOUND}
+     * elements (never a {@code B * Hq * t_q * t_k} array); with {@code causal} a chunk ending at row {@code r1} reads
+     * only the first {@code t_k - (t_q - r1)} keys (the later ones lie past every row's diagonal), handed to the
+     * kernels as a shorter {@code t_k}, which keeps each row's diagonal where it was. Each row's result is the same
+     * sequence of operations either way: a chunked call gives the bits of one pass.
      */
     private float[] unfused(int b, int hq, int hkv, int tq, int tk, int d, float[] q, float[] k, float[] v,
             float[] sink, Tensor mask, boolean causal, int window) {
-        long scoresLong = (long) b * hq * tq * tk;
-        Require.that(scoresLong <= Integer.MAX_VALUE - 8, "B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
+        return unfused(b, hq, hkv, tq, tk, d, q, k, v, sink, mask, causal, window, SCORES_BOUND);
+    }
+
+    /** {@link #unfused} with chunks of at most {@code bound} score elements (a test hook: small bounds). */
+    float[] unfused(int b, int hq, int hkv, int tq, int tk, int d, float[] q, float[] k, float[] v,
+            float[] sink, Tensor mask, boolean causal, int window, long bound) {
         int outLen = b * hq * tq * d;
         if (outLen == 0) {
             return new float[0];
         }
         int[] md = mask == null ? new int[] {1, 1, 1} : new int[] {mask.dim(0), mask.dim(1), mask.dim(2)};
+        float[] maskValues = mask == null ? null : checkedMask(mask);
+        long perRow = (long) b * hq * tk;
+        if (perRow * tq <= bound) {
+            return unfusedPass(b, hq, hkv, tq, tk, d, q, k, v, sink, maskValues, md, causal, window);
+        }
+        int rows = (int) Math.max(1, Math.min(tq, bound / Math.max(1, perRow)));
+        Require.that(perRow <= Integer.MAX_VALUE - 8, "B*Hq*t_k", perRow, "fit one device buffer (one query row)");
+        float[] out = new float[outLen];
+        for (int r0 = 0; r0 < tq; r0 += rows) {
+            int r1 = Math.min(tq, r0 + rows);
+            int n = r1 - r0;
+            int keys = causal ? tk - (tq - r1) : tk;
+            if (keys <= 0) {
+                continue; // every row of the chunk sits before the first key: no key admitted, zeros
+            }
+            float[] qc = slice(q, b * hq, tq, d, r0, n, d);
+            float[] kc = keys == tk ? k : slice(k, b * hkv, tk, d, 0, keys, d);
+            float[] vc = keys == tk ? v : slice(v, b * hkv, tk, d, 0, keys, d);
+            float[] mc = null;
+            int[] mdc = md;
+            if (maskValues != null) {
+                boolean perRowMask = md[2] > 1;
+                mc = sliceMask(maskValues, md[0] * md[1], md[2], tk, perRowMask ? r0 : 0, perRowMask ? n : 1, keys);
+                mdc = new int[] {md[0], md[1], perRowMask ? n : 1};
+            }
+            float[] o = unfusedPass(b, hq, hkv, n, keys, d, qc, kc, vc, sink, mc, mdc, causal, window);
+            for (int bh = 0; bh < b * hq; bh++) {
+                System.arraycopy(o, bh * n * d, out, (bh * tq + r0) * d, n * d);
+            }
+        }
+        return out;
+    }
+
+    /** Rows {@code [r0, r0 + n)} (of {@code rows}, each {@code width} wide) of each of {@code groups} groups. */
+    private static float[] slice(float[] x, int groups, int rows, int width, int r0, int n, int keep) {
+        float[] out = new float[groups * n * keep];
+        for (int g = 0; g < groups; g++) {
+            for (int r = 0; r < n; r++) {
+                System.arraycopy(x, (g * rows + r0 + r) * width, out, (g * n + r) * keep, keep);
+            }
+        }
+        return out;
+    }
+
+    /** The mask's rows {@code [r0, r0 + n)} and first {@code keys} columns. */
+    private static float[] sliceMask(float[] m, int groups, int rows, int tk, int r0, int n, int keys) {
+        float[] out = new float[groups * n * keys];
+        for (int g = 0; g < groups; g++) {
+            for (int r = 0; r < n; r++) {
+                System.arraycopy(m, (int) (((long) g * rows + r0 + r) * tk), out, (g * n + r) * keys, keys);
+            }
+        }
+        return out;
+    }
+
+    /** One pass of the three kernels over all of {@code q}'s rows. */
+    private float[] unfusedPass(int b, int hq, int hkv, int tq, int tk, int d, float[] q, float[] k, float[] v,
+            float[] sink, float[] maskValues, int[] md, boolean causal, int window) {
+        long scoresLong = (long) b * hq * tq * tk;
+        Require.that(scoresLong <= Integer.MAX_VALUE - 8, "B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
+        int outLen = b * hq * tq * d;
         DeviceBuffer qb = DeviceBuffer.input("q", q);
         DeviceBuffer kb = DeviceBuffer.input("k", k);
         DeviceBuffer vb = DeviceBuffer.input("v", v);
         DeviceBuffer sb = DeviceBuffer.input("sinks", sink);
-        KernelArg maskArg = maskArg(mask == null ? null : checkedMask(mask));
+        KernelArg maskArg = maskArg(maskValues);
         DeviceBuffer scores = DeviceBuffer.scratch("scores", (int) scoresLong);
         DeviceBuffer probs = DeviceBuffer.scratch("probs", (int) scoresLong);
         DeviceBuffer out = DeviceBuffer.output("out", outLen);
@@ -314,7 +390,7 @@ final class NativeSinks {
                             KernelArg.i32(hq), KernelArg.i32(hkv), KernelArg.i32(tq), KernelArg.i32(tk),
                             KernelArg.i32(d)));
         } else {
-            int[] withMask = new Params(b, hq, hkv, tq, tk, d, window, mask != null, 0, 0, md[0], md[1], md[2], causal,
+            int[] withMask = new Params(b, hq, hkv, tq, tk, d, window, maskValues != null, 0, 0, md[0], md[1], md[2], causal,
                     scale(d)).words();
             int[] plain = new Params(b, hq, hkv, tq, tk, d, window, false, 0, 0, 1, 1, 1, causal, scale(d)).words();
             launches = List.of(

@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * X1: the same problems on every lane that can run here, each lane against the same fp64 oracle, then every pair of
  * lanes against each other. A pair must agree within the problem's tolerance limit (each lane alone is only held
  * to that limit against the oracle, so this is the stricter check); a negative control shows the pairwise check
- * would catch a lane whose kernel were off by one in its window or dropped the mask. Lines for a lane carry its
+ * would catch a lane whose kernel were off by one in its window or dropped the mask. The CUDA source runs twice,
+ * built with FMA contraction off ({@code cuda-emu}) and on ({@code cuda-emu-fma}, as nvcc compiles it by default):
+ * the limits hold for both, and a degeneracy line shows the contracted build really gives other bits. Lines for a lane carry its
  * name; lines for a pair carry {@code "<a>-vs-<b>"}; an unavailable lane writes one {@code "skipped"} line (a
  * required one fails instead).
  */
@@ -103,6 +105,24 @@ class CrossLaneTest {
                 .maxAbs());
     }
 
+    static float[] flat(double[][][][] x) {
+        List<Float> out = new ArrayList<>();
+        for (double[][][] a : x) {
+            for (double[][] b : a) {
+                for (double[] c : b) {
+                    for (double d : c) {
+                        out.add((float) d);
+                    }
+                }
+            }
+        }
+        float[] f = new float[out.size()];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = out.get(i);
+        }
+        return f;
+    }
+
     @Test
     void everyLaneMatchesTheOracleAndEveryPairAgrees(Evidence ev) {
         ev.seed(9101);
@@ -120,6 +140,8 @@ class CrossLaneTest {
             }
         }
         ev.degeneracy("at_least_two_lanes_run", running.size() >= 2, "lanes " + running);
+        long fmaBits = 0;
+        boolean fmaCompared = false;
         for (Problem p : problems()) {
             double limit = p.limit();
             Map<Backend, double[][][][]> outputs = new LinkedHashMap<>();
@@ -130,6 +152,11 @@ class CrossLaneTest {
                 ev.backend(lane.name()).check("max_abs_err_vs_oracle[" + p.name() + "]", diff.maxAbs(), limit,
                         diff.worst());
             }
+            if (outputs.containsKey(Backend.cudaEmu()) && outputs.containsKey(Backend.cudaEmuFma())) {
+                fmaBits += Diff.bitsDiffering(flat(outputs.get(Backend.cudaEmu())),
+                        flat(outputs.get(Backend.cudaEmuFma())));
+                fmaCompared = true;
+            }
             for (int i = 0; i < running.size(); i++) {
                 for (int j = i + 1; j < running.size(); j++) {
                     Backend a = running.get(i);
@@ -139,6 +166,11 @@ class CrossLaneTest {
                     pair.check("max_abs_gap[" + p.name() + "]", gap.maxAbs(), limit, gap.worst());
                 }
             }
+        }
+        if (fmaCompared) {
+            // The FMA build must really contract (else its lines would repeat cuda-emu's): some output bits differ.
+            ev.backend("cuda-emu-vs-cuda-emu-fma").degeneracy("fma_contraction_changes_bits", fmaBits,
+                    io.attnproof.fixtures.evidence.Comparison.GT, 0, fmaBits + " output elements differ in bits");
         }
         // Negative controls: a lane off by one in its window, or dropping the mask, lands far from the cpu lane.
         SinksInputs in = SinksInputs.generate(9101, 1, 8, 2, 24, 40, 64, Precision.F32, 2.0);

@@ -59,6 +59,16 @@ class KernelSourcesTest {
     }
 
     @Test
+    void theBuiltPtxNamesTheSourceItWasBuiltFrom() throws IOException {
+        Path built = NativeFiles.dir().resolve(NativeFiles.BUILT_PTX);
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(built),
+                "nvcc did not run in this build (no " + built + ")");
+        byte[] source = Files.readAllBytes(NATIVE.resolve("cuda/sinks_attn.cu"));
+        assertEquals(0, bytesDiffering(sha256(source), headerHash(Files.readString(built))),
+                built + " names another source hash than sinks_attn.cu's");
+    }
+
+    @Test
     @Claim("N3")
     void theFallbackPtxIsCurrentWhereThisBuildRanNvcc(Evidence ev) throws IOException {
         Path built = NativeFiles.dir().resolve(NativeFiles.BUILT_PTX);
@@ -79,6 +89,52 @@ class KernelSourcesTest {
             ev.skipped("cuda", reason);
         }
         org.junit.jupiter.api.Assumptions.assumeTrue(holds, reason);
+    }
+
+    /** The SHA-256 of {@code bytes}. */
+    static byte[] sha256(byte[] bytes) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Bytes in which {@code a} and {@code b} differ (all 32 when {@code b} is absent). */
+    static long bytesDiffering(byte[] a, byte[] b) {
+        if (b == null || b.length != a.length) {
+            return a.length;
+        }
+        long n = 0;
+        for (int i = 0; i < a.length; i++) {
+            n += a[i] == b[i] ? 0 : 1;
+        }
+        return n;
+    }
+
+    /** The source hash the PTX header names ({@code // attnproof: source sha256 <hex>}), or null. */
+    static byte[] headerHash(String ptx) {
+        Set<String> found = matches(ptx, "^// attnproof: source sha256 ([0-9a-f]{64})$");
+        return found.size() == 1 ? java.util.HexFormat.of().parseHex(found.iterator().next()) : null;
+    }
+
+    @Test
+    @io.attnproof.fixtures.claim.Claim("N3")
+    void theCheckedInPtxNamesTheHashOfTheCurrentSource(io.attnproof.fixtures.evidence.Evidence ev) throws IOException {
+        ev.seed(0);
+        byte[] source = Files.readAllBytes(NATIVE.resolve("cuda/sinks_attn.cu"));
+        String ptx = new String(NativeFiles.resource(NativeFiles.FALLBACK_PTX_RESOURCE), StandardCharsets.UTF_8);
+        byte[] header = headerHash(ptx);
+        ev.degeneracy("ptx_header_names_one_source_hash", header != null,
+                "one '// attnproof: source sha256 <hex>' line in the checked-in PTX");
+        ev.degeneracy("source_bytes", source.length, io.attnproof.fixtures.evidence.Comparison.GT, 0,
+                "native/cuda/sinks_attn.cu");
+        ev.checkBitIdentical("ptx_header_hash_bytes_differing_from_sha256(sinks_attn.cu) (regenerate with"
+                + " native/cuda/build-ptx.sh native/cuda/sinks_attn.ptx)", bytesDiffering(sha256(source), header));
+        // Control: a one-character edit of the source (one more newline) no longer matches the header.
+        byte[] edited = java.util.Arrays.copyOf(source, source.length + 1);
+        edited[source.length] = '\n';
+        ev.controlAtLeast("hash_bytes_changed_by_a_one_character_edit", bytesDiffering(sha256(edited), header), 1);
     }
 
     @Test

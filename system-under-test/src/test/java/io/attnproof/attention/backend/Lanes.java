@@ -38,11 +38,27 @@ final class Lanes {
         boolean emu = !"false".equals(System.getProperty(REQUIRE_EMU));
         return switch (lane) {
             case Cpu c -> true;
-            case CudaEmu c -> emu;
+            case CudaEmu c -> emu && (!c.contracted() || fmaBuilt());
             case MetalEmu m -> emu;
             case Cuda c -> Boolean.getBoolean(REQUIRE_CUDA);
             case Metal m -> Boolean.getBoolean(REQUIRE_METAL);
         };
+    }
+
+    /**
+     * Whether native/emu/build.sh built the FMA-contraction library: it does wherever the CPU has FMA instructions
+     * (and says so where it does not), so its absence elsewhere is a broken build.
+     */
+    static boolean fmaBuilt() {
+        String arch = System.getProperty("os.arch", "");
+        if (arch.equals("aarch64") || arch.equals("arm64")) {
+            return true;
+        }
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/cpuinfo")).matches("(?s).*\\bfma\\b.*");
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**

@@ -1,0 +1,108 @@
+package io.attnproof.mutants;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A native mutant's own build: its patched kernel source written into the mutant's folder and compiled there by
+ * {@code native/emu/build.sh} into that lane's emulation library (the other lanes' libraries are linked from the
+ * normal build), so the mutant's claim tests load it through {@code attnproof.native.dir} while other mutants and the
+ * normal build keep theirs. A source that does not compile makes the mutant stale.
+ */
+final class NativeBuild {
+    /** The system property the native lanes read their libraries' directory from. */
+    static final String DIR_PROPERTY = "attnproof.native.dir";
+    /** The simple-name prefix of the claim test classes of each emulated lane. */
+    private static final List<List<String>> LANE_TESTS = List.of(List.of("cuda-emu", "CudaEmu"),
+            List.of("metal-emu", "MetalEmu"));
+    private static final long BUILD_SECONDS = 180;
+
+    private NativeBuild() {
+    }
+
+    /**
+     * Builds mutant {@code m}'s library into {@code dir} (emptied first) from {@code patched}, the text of its one
+     * kernel source after the patch; {@code normal} is the normal build's native directory.
+     *
+     * @throws StaleException when the patched source does not compile (with the compiler's last lines)
+     */
+    static void build(Path repoRoot, Path normal, Path dir, Mutant m, String patched) throws StaleException {
+        String lane = m.nativeLane();
+        Path original = repoRoot.resolve(m.files().getFirst().path());
+        try {
+            deleteTree(dir);
+            Path src = Files.createDirectories(dir.resolve("src")).resolve(original.getFileName());
+            Files.writeString(src, patched, StandardCharsets.UTF_8);
+            Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
+            Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
+            ProcessBuilder pb = new ProcessBuilder("bash", repoRoot.resolve("native/emu/build.sh").toString(),
+                    dir.toString(), cu.toString(), msl.toString()).redirectErrorStream(true);
+            pb.environment().put("ATTNPROOF_EMU_ONLY", lane);
+            Path log = dir.resolve("build.log");
+            pb.redirectOutput(log.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(BUILD_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new StaleException("the " + lane + " build of the patched " + original.getFileName()
+                        + " ran past " + BUILD_SECONDS + " s");
+            }
+            if (p.exitValue() != 0) {
+                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+                throw new StaleException("the patched " + original.getFileName() + " does not compile for " + lane
+                        + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+            }
+            // The other lanes' libraries: the normal build's.
+            try (Stream<Path> libs = Files.list(normal)) {
+                for (Path lib : libs.filter(f -> f.getFileName().toString().endsWith(".so")).toList()) {
+                    Path mine = dir.resolve(lib.getFileName());
+                    if (!Files.exists(mine)) {
+                        Files.createSymbolicLink(mine, lib.toAbsolutePath());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot build native mutant " + m.id() + " in " + dir, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StaleException("interrupted while building native mutant " + m.id());
+        }
+    }
+
+    /**
+     * The claim test classes a native mutant of {@code lane} runs: those of its claims that test that lane (by the
+     * lane's class-name prefix), plus the cross-lane test when it names X1.
+     */
+    static Set<String> laneClasses(String lane, Set<String> classes, List<String> claims) {
+        String prefix = LANE_TESTS.stream().filter(l -> l.get(0).equals(lane)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("lane = " + lane + ": no emulated lane of that name"))
+                .get(1);
+        Set<String> out = new TreeSet<>();
+        for (String c : classes) {
+            String simple = c.substring(c.lastIndexOf('.') + 1);
+            if (simple.startsWith(prefix) || (claims.contains("X1") && simple.startsWith("CrossLane"))) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
