@@ -32,9 +32,25 @@ final class SplitKDecode {
     private SplitKDecode() {
     }
 
-    /** Whether {@code call} may hold split-K rows: single-query, with enough columns for a row to reach the switch. */
+    /**
+     * Whether {@code call} has a split-K row: single-query, and some row admits at least the switch's keys. (A call
+     * with none keeps the engine's path, vector engine included; the rows are the same either way.)
+     */
     static boolean applies(UnionCall call) {
-        return DispatchRegistry.splitK(call.tq(), call.columns());
+        if (!DispatchRegistry.splitK(call.tq(), call.columns())) {
+            return false;
+        }
+        Admission.Row row = new Admission.Row();
+        int heads = call.admission().perHead() ? call.heads() : 1;
+        for (int b = 0; b < call.batch(); b++) {
+            for (int h = 0; h < heads; h++) {
+                call.admission().fill(b, h, 0, row);
+                if (DispatchRegistry.splitK(1, row.count)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Runs {@code call} ({@link #applies} true); returns how many rows took split-K. */

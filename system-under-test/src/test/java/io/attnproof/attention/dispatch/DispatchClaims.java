@@ -561,7 +561,7 @@ abstract class DispatchClaims {
                 continue;
             }
             for (int d : dims) {
-                for (boolean flash512 : new boolean[] {true, false}) {
+                for (boolean flash512 : kind == Device.Kind.CUDA ? new boolean[] {true, false} : new boolean[] {true}) {
                     SinksInputs in = sinksInputs(seed + d, 1, 2, 1, 3, 7, d, 0);
                     double[][][][] mask = paddingMask(3, 7, 2);
                     SinksOut s = sinks(device(kind), in, mask, 0, flash512);
@@ -581,7 +581,7 @@ abstract class DispatchClaims {
                 }
             }
         }
-        e.degeneracy("masked_calls_over_fused_head_dims", calls, Comparison.GE, 2 * dims.size(),
+        e.degeneracy("masked_calls_over_fused_head_dims", calls, Comparison.GE, dims.size(),
                 calls + " masked calls");
         detail("masked calls on a fused kernel", where);
         e.checkEqual("masked_calls_on_a_fused_kernel", onFused, 0);
@@ -850,7 +850,8 @@ abstract class DispatchClaims {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 3; t++) {
             Thread th = new Thread(() -> {
-                while (!stop.get()) {
+                // A bounded share each: on a lane that serialises its launches, the repeats still get their turn.
+                for (int n = 0; n < repeats / 4 && !stop.get(); n++) {
                     otherDiffering.addAndGet(Diff.bitsDiffering(otherFirst, sinksRaw(device(kind), other, 16)));
                     otherCalls.incrementAndGet();
                 }
