@@ -835,7 +835,7 @@ abstract class DispatchClaims {
         SinksInputs other = sinksInputs(seed + 1, 1, 2, 1, 8, 40, 64, 16);
         float[] first = sinksRaw(device(kind), in, 16);
         float[] otherFirst = sinksRaw(device(kind), other, 16);
-        UnionRun.Spec spec = new UnionRun.Spec(1, 2, 1, 200, 40, 32, 64, CompressRatio.CSA, 0, P);
+        UnionRun.Spec spec = new UnionRun.Spec(1, 2, 1, 48, 8, 32, 16, CompressRatio.CSA, 0, P);
         UnionInputs uin = spec.inputs(seed);
         float[] unionFirst = UnionRun.run(spec, uin, uin.sinks(), null, lane()).toFloatArray();
         int repeats = 100;
