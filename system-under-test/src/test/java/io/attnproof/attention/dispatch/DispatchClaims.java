@@ -831,19 +831,31 @@ abstract class DispatchClaims {
         e.seed(seed);
         Device.Kind kind = kinds().contains(Device.Kind.CUDA) ? Device.Kind.CUDA
                 : kinds().contains(Device.Kind.METAL) ? Device.Kind.METAL : kinds().getFirst();
-        // One query head and one row tile: one block per launch on the native lanes, whose cost is per launch.
-        SinksInputs in = sinksInputs(seed, 1, 1, 1, 8, 40, 64, 16);
-        SinksInputs other = sinksInputs(seed + 1, 1, 1, 1, 8, 40, 64, 16);
+        // The Java kernels: several heads and row tiles per call, so that concurrent calls overlap inside a kernel.
+        // The native lanes: one query head and one row tile, one block per launch (their cost is per launch).
+        boolean cpu = cpuLane();
+        SinksInputs in = cpu ? sinksInputs(seed, 1, 4, 2, 16, 64, 64, 16) : sinksInputs(seed, 1, 1, 1, 8, 40, 64, 16);
+        SinksInputs other = cpu ? sinksInputs(seed + 1, 1, 4, 2, 16, 64, 64, 16)
+                : sinksInputs(seed + 1, 1, 1, 1, 8, 40, 64, 16);
+        // The other threads run until the repeats end; on a native lane (which serialises its launches) a bounded
+        // share each, so that the repeats still get their turn.
+        int share = cpu ? Integer.MAX_VALUE : 25;
         float[] first = sinksRaw(device(kind), in, 16);
         float[] otherFirst = sinksRaw(device(kind), other, 16);
         UnionRun.Spec spec = new UnionRun.Spec(1, 2, 1, 48, 8, 32, 16, CompressRatio.CSA, 0, P);
         UnionInputs uin = spec.inputs(seed);
         float[] unionFirst = UnionRun.run(spec, uin, uin.sinks(), null, lane()).toFloatArray();
         int repeats = 100;
+        // A native lane's union stage is its three unfused kernels (three emulated launches a call): repeated 10
+        // times there, 100 times on the cpu lane, whose union kernel is the Java fast path.
+        int unionRepeats = cpuLane() ? repeats : 10;
         long alone = 0;
         for (int i = 0; i < repeats; i++) {
             alone += Diff.bitsDiffering(first, sinksRaw(device(kind), in, 16));
-            alone += Diff.bitsDiffering(unionFirst, UnionRun.run(spec, uin, uin.sinks(), null, lane()).toFloatArray());
+            if (i < unionRepeats) {
+                alone += Diff.bitsDiffering(unionFirst, UnionRun.run(spec, uin, uin.sinks(), null, lane())
+                        .toFloatArray());
+            }
         }
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong otherDiffering = new AtomicLong();
@@ -851,8 +863,7 @@ abstract class DispatchClaims {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 3; t++) {
             Thread th = new Thread(() -> {
-                // A bounded share each: on a lane that serialises its launches, the repeats still get their turn.
-                for (int n = 0; n < repeats / 4 && !stop.get(); n++) {
+                for (int n = 0; n < share && !stop.get(); n++) {
                     otherDiffering.addAndGet(Diff.bitsDiffering(otherFirst, sinksRaw(device(kind), other, 16)));
                     otherCalls.incrementAndGet();
                 }
