@@ -7,7 +7,7 @@ package io.attnproof.attention.dsv4;
  */
 final class LaneMath {
     /** Admitted keys per online-softmax tile: ordinals {@code [t * TILE, (t + 1) * TILE)} of a row's admitted keys. */
-    static final int TILE = 64;
+    static final int TILE = io.attnproof.attention.dispatch.DispatchRegistry.UNION_TILE;
 
     // exp(x) = 2^n * e^r, n = rint(x log2 e), r = x - n ln 2 (two-part ln 2), e^r by a degree-7 polynomial (Cephes).
     static final float LOG2E = 1.44269504088896341f;

@@ -12,9 +12,9 @@ final class ScalarLanes extends UnionLanes {
     static final ScalarLanes INSTANCE = new ScalarLanes();
 
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
-    private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
+    static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
 
-    private static final class Scratch {
+    static final class Scratch {
         final Admission.Row row = new Admission.Row();
         float[] p = new float[LaneMath.TILE];
         float[] q = new float[0];
@@ -32,7 +32,7 @@ final class ScalarLanes extends UnionLanes {
         boolean perHead = c.admission().perHead();
         int perRow = perHead ? c.heads() : 1;
         int groups = c.batch() * c.tq() * perRow;
-        forEach(groups, c.macs() >= PARALLEL_MIN_MACS, SCRATCH, (scratch, g) -> {
+        forEach(groups, parallel(c.macs()), SCRATCH, (scratch, g) -> {
             int b = g / (c.tq() * perRow);
             int r = g / perRow % c.tq();
             int h0 = perHead ? g % perRow : 0;
@@ -40,7 +40,7 @@ final class ScalarLanes extends UnionLanes {
         });
     }
 
-    private static void group(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
+    static void group(UnionCall c, int b, int r, int h0, int h1, Scratch s) {
         Admission.Row row = s.row;
         c.admission().fill(b, h0, r, row);
         int d = c.headDim();

@@ -1,5 +1,6 @@
 package io.attnproof.attention.dsv4;
 
+import io.attnproof.attention.dispatch.DispatchTrace;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.Arrays;
 
@@ -61,7 +62,15 @@ final class UnionKernel {
         float scale = (float) (1.0 / Math.sqrt(d));
         UnionCall call = new UnionCall(q.view(), batch, heads, tq, d, scale, keys, values, admitted,
                 Arrays.copyOf(sinkLanes, heads), out);
-        UnionLanes.forCall(call).run(call);
+        DispatchTrace.Last trace = DispatchTrace.last();
+        trace.unionEngine = UnionLanes.smallCall(call.macs()) ? "scalar-small-call" : "default";
+        trace.unionParallel = UnionLanes.parallel(call.macs());
+        trace.unionSplitRows = 0;
+        if (SplitKDecode.applies(call)) {
+            trace.unionSplitRows = SplitKDecode.run(call);
+        } else {
+            UnionLanes.forCall(call).run(call);
+        }
         return out;
     }
 }

@@ -1,5 +1,6 @@
 package io.attnproof.attention.dsv4;
 
+import io.attnproof.attention.dispatch.DispatchRegistry;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.ObjIntConsumer;
@@ -28,7 +29,7 @@ import java.util.stream.IntStream;
  */
 abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
     /** Below this many multiply-adds a call runs on the calling thread alone. */
-    static final long PARALLEL_MIN_MACS = 1L << 23;
+    static final long PARALLEL_MIN_MACS = DispatchRegistry.CPU_PARALLEL_MIN_MACS;
     /** {@code -Dattnproof.cpu.threads=1} keeps every call on the calling thread (single-thread measurements). */
     static final boolean SINGLE_THREAD = Integer.getInteger("attnproof.cpu.threads", 0) == 1;
 
@@ -43,7 +44,7 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
     abstract String describe();
 
     /** Below this many multiply-adds a call takes the scalar engine: the same bits, and no vector warm-up to pay. */
-    static final long VECTOR_MIN_MACS = 1L << 20;
+    static final long VECTOR_MIN_MACS = DispatchRegistry.CPU_VECTOR_MIN_MACS;
 
     /** The engine {@code dsv4_attention} uses: the Vector API one where {@code jdk.incubator.vector} is present. */
     static UnionLanes engine() {
@@ -57,7 +58,17 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
      * nothing. The engines agree bit for bit, so the choice never shows in a result.
      */
     static UnionLanes forCall(UnionCall call) {
-        return call.macs() < VECTOR_MIN_MACS && !ALWAYS ? ScalarLanes.INSTANCE : DEFAULT;
+        return smallCall(call.macs()) ? ScalarLanes.INSTANCE : DEFAULT;
+    }
+
+    /** Whether a call of {@code macs} multiply-adds is small enough for the scalar engine (the registry's switch). */
+    static boolean smallCall(long macs) {
+        return macs < VECTOR_MIN_MACS && !ALWAYS;
+    }
+
+    /** Whether a call of {@code macs} multiply-adds runs on the fork-join pool (the registry's switch). */
+    static boolean parallel(long macs) {
+        return macs >= PARALLEL_MIN_MACS;
     }
 
     /** The scalar engine: the same arithmetic without the Vector API. */

@@ -69,7 +69,7 @@ final class VectorLanes extends UnionLanes {
     /** {@link #run(UnionCall)} with the layout forced (the engine test runs both on the same call). */
     void run(UnionCall c, boolean keysInLanes) {
         boolean perHead = c.admission().perHead();
-        boolean parallel = c.macs() >= PARALLEL_MIN_MACS;
+        boolean parallel = parallel(c.macs());
         int d = c.headDim();
         if (keysInLanes) {
             int nP = c.columns() + L;

@@ -1,6 +1,8 @@
 package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.dispatch.DispatchRegistry;
+import io.attnproof.attention.dispatch.DispatchTrace;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.Arrays;
 import java.util.TreeSet;
@@ -13,10 +15,10 @@ import java.util.TreeSet;
  * lane's CUDA and Metal fused arm and the reference the native ports are written from.
  */
 public final class FusedSinksKernel {
-    /** Query rows per tile (a thread block's rows). */
-    public static final int BLOCK_Q = 8;
-    /** Keys per tile (one pass of the inner loop). */
-    public static final int BLOCK_K = 16;
+    /** Query rows per tile (a thread block's rows), the registry's. */
+    public static final int BLOCK_Q = DispatchRegistry.SINKS_BLOCK_Q;
+    /** Keys per tile (one pass of the inner loop), the registry's. */
+    public static final int BLOCK_K = DispatchRegistry.SINKS_BLOCK_K;
 
     private FusedSinksKernel() {
     }
@@ -41,6 +43,29 @@ public final class FusedSinksKernel {
     }
 
     /**
+     * {@code flash_attn_sinks_metal_decode}: the Metal single-query kernel, head dims
+     * {@link SinksDispatch#METAL_DECODE_HEAD_DIMS} only (a call at 112 or 192 is refused: the kernel does not exist
+     * there); {@code t_q} must be 1. It honours the sliding window like the prefill kernel, and splits the keys
+     * (split-K) from {@link DispatchRegistry#SPLIT_K_MIN_KEYS} on. Refuses a mask.
+     */
+    public static Tensor flashAttnSinksMetalDecode(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask,
+            int window) {
+        refuseMask("flash_attn_sinks_metal_decode", mask);
+        SinksCall call = SinksCall.of(q, k, v, sinks, window);
+        Require.that(SinksDispatch.METAL_DECODE_HEAD_DIMS.contains(call.headDim()), "head_dim", call.headDim(),
+                "be in flash_attn_sinks_metal_decode's envelope " + new TreeSet<>(SinksDispatch.METAL_DECODE_HEAD_DIMS)
+                + " (the decode kernel does not exist at other head dims)");
+        Require.that(DispatchRegistry.singleQuery(call.tq()), "t_q", call.tq(),
+                "be <= " + DispatchRegistry.DECODE_MAX_Q + " (flash_attn_sinks_metal_decode is the single-query kernel)");
+        return launchDecode(call, q, k, v, window);
+    }
+
+    private static Tensor launchDecode(SinksCall call, Tensor q, Tensor k, Tensor v, int window) {
+        float[] out = run(call, q.toFloatArray(), k.toFloatArray(), v.toFloatArray(), window);
+        return Tensor.of(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
+    }
+
+    /**
      * The kernel body for any head dim: {@code q[B,Hq,tq,D]}, {@code k, v[B,Hkv,tk,D]}, sinks {@code [Hq]};
      * returns {@code [B,Hq,tq,D]} in q's dtype and device. {@code mask} must be null.
      */
@@ -60,6 +85,10 @@ public final class FusedSinksKernel {
     }
 
     private static float[] run(SinksCall call, float[] q, float[] k, float[] v, int window) {
+        DispatchTrace.last().sinksSplitChunks = 0;
+        if (DispatchRegistry.singleQuery(call.tq()) && call.tq() == 1) {
+            return decode(call, q, k, v, window);
+        }
         int hq = call.queryHeads();
         int tq = call.tq();
         int tk = call.tk();
@@ -134,6 +163,118 @@ public final class FusedSinksKernel {
             }
         }
         return out;
+    }
+
+    /**
+     * A single query row per (b, h) ({@code t_q == 1}, so {@code kv_offset = tk - 1}): the same tiles and arithmetic
+     * as that row in {@link #run}'s row tiles (so the same bits), or, from {@link DispatchRegistry#SPLIT_K_MIN_KEYS}
+     * keys on, split-K: the keys in chunks of {@link DispatchRegistry#SPLIT_K_CHUNK}, each giving its running max,
+     * sum of exponentials and unnormalised output with no sink, combined with the sink entering once
+     * ({@code m = max(sink, max_c m_c)}, {@code l = e^(sink-m) + sum_c e^(m_c-m) l_c},
+     * {@code o = sum_c e^(m_c-m) o_c / l}); an empty chunk contributes nothing.
+     */
+    private static float[] decode(SinksCall call, float[] q, float[] k, float[] v, int window) {
+        int hq = call.queryHeads();
+        int tk = call.tk();
+        int d = call.headDim();
+        float scale = (float) (1.0 / Math.sqrt(d));
+        float[] out = new float[call.batch() * hq * d];
+        boolean split = DispatchRegistry.splitK(1, tk);
+        int chunk = split ? DispatchRegistry.SPLIT_K_CHUNK : Math.max(tk, 1);
+        int chunks = split ? DispatchRegistry.splitChunks(tk) : 1;
+        DispatchTrace.last().sinksSplitChunks = split ? chunks : 0;
+        float[] mc = new float[chunks];
+        float[] lc = new float[chunks];
+        float[] oc = new float[chunks * d];
+        float[] s = new float[BLOCK_K];
+        long hi = tk - 1L;
+        long lo = window == 0 ? 0 : Math.max(0, hi - window + 1);
+        for (int b = 0; b < call.batch(); b++) {
+            for (int h = 0; h < hq; h++) {
+                int kvBase = (b * call.kvHeads() + h / call.group()) * tk * d;
+                int qOff = (b * hq + h) * d;
+                java.util.Arrays.fill(oc, 0f);
+                for (int c = 0; c < chunks; c++) {
+                    long cLo = Math.max(lo, (long) c * chunk);
+                    long cHi = Math.min(hi, (long) c * chunk + chunk - 1);
+                    float m = Float.NEGATIVE_INFINITY;
+                    float l = 0f;
+                    for (long c0 = cLo / BLOCK_K * BLOCK_K; c0 <= cHi; c0 += BLOCK_K) {
+                        long from = Math.max(c0, cLo);
+                        long to = Math.min(c0 + BLOCK_K - 1, cHi);
+                        if (from > to) {
+                            continue;
+                        }
+                        float tileMax = Float.NEGATIVE_INFINITY;
+                        for (long j = from; j <= to; j++) {
+                            float x = dot(q, qOff, k, kvBase + (int) j * d, d) * scale;
+                            s[(int) (j - c0)] = x;
+                            tileMax = Math.max(tileMax, x);
+                        }
+                        float mNew = Math.max(m, tileMax);
+                        float alpha = m == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(m - mNew);
+                        l *= alpha;
+                        for (int e = 0; e < d; e++) {
+                            oc[c * d + e] *= alpha;
+                        }
+                        for (long j = from; j <= to; j++) {
+                            float p = (float) Math.exp(s[(int) (j - c0)] - mNew);
+                            l += p;
+                            int vOff = kvBase + (int) j * d;
+                            for (int e = 0; e < d; e++) {
+                                oc[c * d + e] += p * v[vOff + e];
+                            }
+                        }
+                        m = mNew;
+                    }
+                    mc[c] = m;
+                    lc[c] = l;
+                }
+                float sink = call.sink()[h];
+                int oOff = (b * hq + h) * d;
+                if (!split) {
+                    // One chunk: exactly the prefill kernel's finish for this row.
+                    float mFinal = Math.max(mc[0], sink);
+                    if (mFinal == Float.NEGATIVE_INFINITY) {
+                        continue; // no key admitted and no sink: zeros
+                    }
+                    float alpha = mc[0] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(mc[0] - mFinal);
+                    float denom = lc[0] * alpha + (sink == Float.NEGATIVE_INFINITY ? 0f
+                            : (float) Math.exp(sink - mFinal));
+                    for (int e = 0; e < d; e++) {
+                        out[oOff + e] = oc[e] * alpha / denom;
+                    }
+                    continue;
+                }
+                combine(mc, lc, oc, chunks, d, sink, out, oOff);
+            }
+        }
+        return out;
+    }
+
+    /** The split-K combine: the sink enters once, here; chunks in order; zeros when nothing and no sink. */
+    private static void combine(float[] mc, float[] lc, float[] oc, int chunks, int d, float sink, float[] out,
+            int oOff) {
+        float m = sink;
+        for (int c = 0; c < chunks; c++) {
+            m = Math.max(m, mc[c]);
+        }
+        if (m == Float.NEGATIVE_INFINITY) {
+            return; // no key admitted and no sink: zeros
+        }
+        float l = sink == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(sink - m);
+        float[] w = new float[chunks];
+        for (int c = 0; c < chunks; c++) {
+            w[c] = mc[c] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(mc[c] - m);
+            l += w[c] * lc[c];
+        }
+        for (int e = 0; e < d; e++) {
+            float acc = 0f;
+            for (int c = 0; c < chunks; c++) {
+                acc += w[c] * oc[c * d + e];
+            }
+            out[oOff + e] = acc / l;
+        }
     }
 
     private static float dot(float[] a, int aOff, float[] b, int bOff, int d) {

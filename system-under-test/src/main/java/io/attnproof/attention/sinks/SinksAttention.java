@@ -2,6 +2,8 @@ package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.backend.Backend;
+import io.attnproof.attention.backend.Cpu;
+import io.attnproof.attention.dispatch.DispatchTrace;
 import io.attnproof.attention.mask.VarlenCausalMask;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
@@ -49,11 +51,32 @@ public final class SinksAttention {
         if (SinksDispatch.maskForcesOffFused(kind, call.batch(), call.headDim(), mask != null, flash512)) {
             warnMaskForcedOffFused(q.device(), call.headDim());
         }
-        return switch (SinksDispatch.choose(kind, call.batch(), call.headDim(), mask != null, flash512)) {
+        SinksArm arm = SinksDispatch.choose(kind, call.batch(), call.headDim(), mask != null, flash512);
+        DispatchTrace.Last trace = DispatchTrace.last();
+        trace.sinksArm = arm.name();
+        trace.sinksKernel = null;
+        return switch (arm) {
             case VARLEN -> varlenDense(backend, call, q, k, v, sinks, window);
-            case CUDA_FUSED, METAL_FUSED -> backend.flashAttnSinks(q, k, v, sinks, null, window);
+            case CUDA_FUSED, METAL_FUSED -> fused(backend, arm, call, q, k, v, sinks, window);
             case UNFUSED -> backend.sinksAttnUnfused(q, k, v, sinks, mask, window);
         };
+    }
+
+    /**
+     * A fused arm: the kernel {@link SinksDispatch#kernelFor} names. The Java lane has the Metal decode kernel; a
+     * native lane runs its one fused kernel of the family for both phases.
+     */
+    private static Tensor fused(Backend backend, SinksArm arm, SinksCall call, Tensor q, Tensor k, Tensor v,
+            Tensor sinks, int window) {
+        SinksKernel kernel = SinksDispatch.kernelFor(arm, call.tq(), call.headDim());
+        if (kernel == SinksKernel.METAL_DECODE && backend instanceof Cpu) {
+            DispatchTrace.last().sinksKernel = kernel.kernelName();
+            return FusedSinksKernel.flashAttnSinksMetalDecode(q, k, v, sinks, null, window);
+        }
+        Tensor out = backend.flashAttnSinks(q, k, v, sinks, null, window);
+        DispatchTrace.last().sinksKernel = arm == SinksArm.CUDA_FUSED ? SinksKernel.CUDA_FLASH.kernelName()
+                : SinksKernel.METAL_PREFILL.kernelName();
+        return out;
     }
 
     /** The arm {@code sinks_attn} picks for these tensors. */

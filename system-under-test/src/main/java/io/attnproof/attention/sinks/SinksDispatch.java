@@ -1,6 +1,7 @@
 package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.dispatch.DispatchRegistry;
 import io.attnproof.attention.tensor.Device;
 import java.util.Locale;
 import java.util.Set;
@@ -11,10 +12,12 @@ import java.util.Set;
  * {@code ARC_FLASH_512}); the Metal fused arm only with no mask and head_dim in its envelope; else unfused.
  */
 public final class SinksDispatch {
-    /** Head dims both fused kernels are built for. */
-    public static final Set<Integer> FUSED_HEAD_DIMS = Set.of(64, 80, 96, 112, 128, 192, 256);
-    /** The CUDA-only head dim behind the {@code ARC_FLASH_512} switch. */
-    public static final int FLASH_512_HEAD_DIM = 512;
+    /** Head dims both fused kernels are built for (the registry's). */
+    public static final Set<Integer> FUSED_HEAD_DIMS = DispatchRegistry.FUSED_HEAD_DIMS;
+    /** Head dims of the Metal single-query (decode) kernel (the registry's): no 112, no 192. */
+    public static final Set<Integer> METAL_DECODE_HEAD_DIMS = DispatchRegistry.METAL_DECODE_HEAD_DIMS;
+    /** The CUDA-only head dim behind the {@code ARC_FLASH_512} switch (the registry's). */
+    public static final int FLASH_512_HEAD_DIM = DispatchRegistry.FLASH_512_HEAD_DIM;
     /** The environment variable that switches the CUDA head_dim-512 kernel. */
     public static final String ARC_FLASH_512 = "ARC_FLASH_512";
 
@@ -28,7 +31,7 @@ public final class SinksDispatch {
         Require.present("device kind", kind);
         Require.that(batch >= 0, "B", batch, "be >= 0");
         Require.that(headDim >= 1, "head_dim", headDim, "be >= 1");
-        if (!hasMask && batch > 1) {
+        if (!hasMask && batch >= DispatchRegistry.VARLEN_MIN_BATCH) {
             return SinksArm.VARLEN;
         }
         if (kind == Device.Kind.CUDA && !hasMask && cudaEnvelope(headDim, flash512)) {
@@ -38,6 +41,22 @@ public final class SinksDispatch {
             return SinksArm.METAL_FUSED;
         }
         return SinksArm.UNFUSED;
+    }
+
+    /**
+     * The kernel a fused arm runs for a call with {@code tq} query rows (B4): the Metal arm has a single-query
+     * (decode) kernel only for {@link #METAL_DECODE_HEAD_DIMS}; a single-query call at another head dim of the
+     * prefill envelope (112, 192) takes the prefill kernel, never a missing decode kernel. The CUDA arm has one
+     * kernel for both phases.
+     */
+    public static SinksKernel kernelFor(SinksArm arm, int tq, int headDim) {
+        Require.present("arm", arm);
+        Require.that(arm.fused(), "arm", arm, "be a fused arm (CUDA_FUSED or METAL_FUSED)");
+        if (arm == SinksArm.CUDA_FUSED) {
+            return SinksKernel.CUDA_FLASH;
+        }
+        return DispatchRegistry.singleQuery(tq) && METAL_DECODE_HEAD_DIMS.contains(headDim)
+                ? SinksKernel.METAL_DECODE : SinksKernel.METAL_PREFILL;
     }
 
     /** Whether a caller mask is what keeps this call off a fused kernel: the same call without it would go fused. */
