@@ -37,3 +37,9 @@ pick_java_home() {
          "/usr/lib/jvm/*25* directory holds one. Install Temurin 25 or point JAVA_HOME at a JDK 25." >&2
     return 1
 }
+
+# Run directly (not sourced): print the chosen JDK, as the README's test command uses it:
+#   JAVA_HOME="$(bin/java25.sh)" ./mvnw -B verify
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    pick_java_home && printf '%s\n' "$JAVA_HOME"
+fi

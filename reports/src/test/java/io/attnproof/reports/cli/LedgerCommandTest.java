@@ -72,12 +72,15 @@ class LedgerCommandTest {
         String wrapper = java.nio.file.Files.readString(root.resolve(".mvn/wrapper/maven-wrapper.properties"));
         assertTrue(wrapper.contains("apache-maven/3.8.7/apache-maven-3.8.7-bin.zip")
                 && wrapper.contains("distributionSha256Sum="), wrapper);
+        // The README's test command, run by .ci/run exactly as written: Maven through the wrapper, JDK from java25.sh.
+        String command = "JAVA_HOME=\"$(bin/java25.sh)\" ./mvnw -B verify";
         String ci = java.nio.file.Files.readString(root.resolve(".ci/run"));
-        assertTrue(ci.lines().anyMatch(l -> l.equals("bin/verify")), ci);
+        assertTrue(ci.lines().anyMatch(l -> l.equals(command)), ci);
         assertTrue(ci.lines().noneMatch(l -> l.strip().startsWith("mvn ")), ci);
+        assertTrue(java.nio.file.Files.isExecutable(root.resolve("bin/java25.sh")));
         String readme = java.nio.file.Files.readString(root.resolve("README.md"));
         String commands = readme.substring(readme.indexOf("## The two commands"), readme.indexOf("## The ledger"));
-        assertTrue(commands.contains("bin/verify") && !commands.contains("/usr/lib/jvm"), commands);
+        assertTrue(commands.contains(command) && !commands.contains("/usr/lib/jvm"), commands);
     }
 
     @Test
