@@ -1,7 +1,11 @@
 // emu_core.h: what the CUDA and Metal shims share. The kernel sources are compiled unchanged as host C++20. The
 // shims replace what a GPU would provide:
-//   - a launch runs the grid's blocks (threadgroups) one at a time; the block's threads are std::threads that
-//     share a real std::barrier, so __shared__/threadgroup memory and barriers behave as on a device;
+//   - a launch runs the grid's blocks (threadgroups) one at a time on the calling thread; each of the block's threads
+//     is a fiber (its own stack; a dozen instructions switch between them) and a barrier is a switch back to the block's scheduler, which resumes
+//     every fiber still running once all of them have arrived: __shared__/threadgroup memory and barriers behave as
+//     on a device, and a barrier costs two user-space switches per thread instead of a futex wake-up per thread
+//     (the lanes ran std::threads on a std::barrier before, ~0.35 s per 32-block launch of 128 threads here; glibc's
+//     swapcontext, a signal-mask system call per switch, still spent 80 % of a launch switching);
 //   - a thread that returns early drops out of the block's barrier (what exited threads do on current GPUs);
 //   - shuffles go through an exchange buffer between two barriers, so every thread of the block must reach them;
 //   - every device pointer and shared array is a bounds-checked accessor: an out-of-bounds index records a fault
@@ -15,19 +19,20 @@
 //     against the lane's limit (CUDA: 1024 threads, grid.y/z <= 65535, 48 KiB static shared) with an error naming it.
 #pragma once
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <latch>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -37,7 +42,8 @@ struct dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
 
-// The launch's position variables, one copy per emulated thread.
+// The launch's position variables, one copy per emulated thread: thread-locals of the launching thread, saved and
+// restored by the fiber switch for the ones that differ between a block's threads (Fiber::State).
 inline thread_local dim3 t_thread;
 inline thread_local dim3 t_block;
 inline thread_local dim3 t_block_dim;
@@ -324,12 +330,109 @@ struct shared_array {
     operator dptr<const T>() { return dptr<const T>(data, N, track.name, tracked()); }
 };
 
-// One launch's block-level synchronisation: the block barrier (re-made for every block) and the shuffle buffer.
+// The fiber switch: saves the callee-saved registers on the current stack, stores its stack pointer in *save, and
+// resumes the fiber whose stack pointer is `to` (saved by an earlier switch, or laid out by prepare_fiber).
+// x86-64 (System V) and arm64 (AAPCS64, Linux and macOS): the two architectures the emulated lanes build on.
+extern "C" void attnproof_emu_switch(void** save, void* to);
+#if defined(__APPLE__)
+#define ATTNPROOF_EMU_ASM_SYM "_attnproof_emu_switch"
+#define ATTNPROOF_EMU_ASM_HIDE ".private_extern _attnproof_emu_switch\n"
+#else
+#define ATTNPROOF_EMU_ASM_SYM "attnproof_emu_switch"
+#define ATTNPROOF_EMU_ASM_HIDE ".hidden attnproof_emu_switch\n"
+#endif
+#if defined(__x86_64__)
+// Frame: r15 r14 r13 r12 rbx rbp, return address.
+constexpr int kSwitchFrameWords = 6;
+asm(".text\n.p2align 4\n.globl " ATTNPROOF_EMU_ASM_SYM "\n" ATTNPROOF_EMU_ASM_HIDE ATTNPROOF_EMU_ASM_SYM ":\n"
+    "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n  movq %rsi, %rsp\n"
+    "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n  ret\n");
+#elif defined(__aarch64__)
+// Frame: x19..x28, x29, x30 (the return address), d8..d15: 176 bytes.
+constexpr int kSwitchFrameWords = 22;
+asm(".text\n.p2align 4\n.globl " ATTNPROOF_EMU_ASM_SYM "\n" ATTNPROOF_EMU_ASM_HIDE ATTNPROOF_EMU_ASM_SYM ":\n"
+    "  sub sp, sp, #176\n"
+    "  stp x19, x20, [sp, #0]\n  stp x21, x22, [sp, #16]\n  stp x23, x24, [sp, #32]\n  stp x25, x26, [sp, #48]\n"
+    "  stp x27, x28, [sp, #64]\n  stp x29, x30, [sp, #80]\n  stp d8, d9, [sp, #96]\n  stp d10, d11, [sp, #112]\n"
+    "  stp d12, d13, [sp, #128]\n  stp d14, d15, [sp, #144]\n"
+    "  mov x9, sp\n  str x9, [x0]\n  mov sp, x1\n"
+    "  ldp x19, x20, [sp, #0]\n  ldp x21, x22, [sp, #16]\n  ldp x23, x24, [sp, #32]\n  ldp x25, x26, [sp, #48]\n"
+    "  ldp x27, x28, [sp, #64]\n  ldp x29, x30, [sp, #80]\n  ldp d8, d9, [sp, #96]\n  ldp d10, d11, [sp, #112]\n"
+    "  ldp d12, d13, [sp, #128]\n  ldp d14, d15, [sp, #144]\n"
+    "  add sp, sp, #176\n  ret\n");
+#else
+#error "the emulated lanes' fiber switch is written for x86-64 and arm64 only"
+#endif
+
+// One emulated thread: a fiber with its own stack, and the position variables that differ between a block's threads
+// (saved when it switches out at a barrier, restored when it is resumed).
+struct Fiber {
+    struct State {
+        dim3 thread;
+        std::uint64_t epoch = 0;
+        int tid = 0;
+        long long shared_bytes = 0;
+    };
+    void* sp = nullptr;
+    State state;
+    bool done = false;
+};
+
+// Fiber stacks, mapped once per launching thread and reused by every later launch; each has a guard page below it,
+// so an overflow faults loudly instead of writing into a neighbour.
+class StackPool {
+public:
+    static constexpr std::size_t kStackBytes = 256 * 1024;
+    ~StackPool() {
+        for (void* m : maps_) munmap(m, kStackBytes + page());
+    }
+    // The usable stack of fiber i (mapping new ones as needed); nullptr when the system has no memory for it.
+    char* stack(std::size_t i) {
+        while (maps_.size() <= i) {
+            void* m = mmap(nullptr, kStackBytes + page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) return nullptr;
+            mprotect(m, page(), PROT_NONE);
+            maps_.push_back(m);
+        }
+        return static_cast<char*>(maps_[i]) + page();
+    }
+
+private:
+    static std::size_t page() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+    std::vector<void*> maps_;
+};
+
+// Lays out a fresh switch frame at the top of a fiber's stack whose return address is `entry`: the first switch to
+// the fiber "returns" into entry with the stack aligned as after a call.
+inline void prepare_fiber(Fiber& f, char* stack, void (*entry)()) {
+    auto top = reinterpret_cast<std::uintptr_t>(stack + StackPool::kStackBytes) & ~static_cast<std::uintptr_t>(15);
+    void** frame = reinterpret_cast<void**>(top) - (kSwitchFrameWords + 2);
+    for (int i = 0; i < kSwitchFrameWords + 2; ++i) frame[i] = nullptr;
+#if defined(__x86_64__)
+    frame[kSwitchFrameWords] = reinterpret_cast<void*>(entry);  // popped by ret; entry starts with rsp = 8 mod 16
+#else
+    frame[11] = reinterpret_cast<void*>(entry);  // x30, the link register ret jumps to
+#endif
+    f.sp = frame;
+}
+
+inline StackPool& stack_pool() {
+    thread_local StackPool pool;
+    return pool;
+}
+
+// One block's synchronisation: its fibers, the scheduler context they switch back to at a barrier, the body they
+// run, and the shuffle buffer.
 struct BlockSync {
-    explicit BlockSync(int n) : threads(n), exchange(n) {}
+    explicit BlockSync(int n) : threads(n), exchange(n), fibers(n) {}
     int threads;
-    std::unique_ptr<std::barrier<>> block;
     std::vector<std::uint64_t> exchange;
+    std::vector<Fiber> fibers;
+    void* scheduler = nullptr;
+    Fiber* current = nullptr;
+    void (*body)(const void*) = nullptr;
+    const void* body_arg = nullptr;
 };
 
 inline thread_local BlockSync* t_sync = nullptr;
@@ -338,12 +441,25 @@ inline int linear_thread() {
     return static_cast<int>(t_thread.x + t_block_dim.x * (t_thread.y + t_block_dim.y * t_thread.z));
 }
 
-// Every thread of the block still running arrives and waits (the shuffles' exchange: no new epoch).
-inline void sync_block() { t_sync->block->arrive_and_wait(); }
+inline void load_state(const Fiber::State& s) {
+    t_thread = s.thread;
+    t_epoch = s.epoch;
+    t_tid = s.tid;
+    t_shared_bytes = s.shared_bytes;
+}
+
+// Every thread of the block still running arrives and waits (the shuffles' exchange: no new epoch): the fiber
+// switches back to the scheduler, which resumes it once every other running fiber has arrived too.
+inline void sync_block() {
+    Fiber* f = t_sync->current;
+    f->state = Fiber::State{t_thread, t_epoch, t_tid, t_shared_bytes};
+    attnproof_emu_switch(&f->sp, t_sync->scheduler);
+    load_state(f->state);
+}
 
 // __syncthreads() / threadgroup_barrier(): the barrier, after which a new race-checker epoch starts.
 inline void barrier_block() {
-    t_sync->block->arrive_and_wait();
+    sync_block();
     ++t_epoch;
 }
 
@@ -387,7 +503,8 @@ struct Limits {
     long long max_shared_bytes;       // static shared memory per block
 };
 
-// Runs body() once per (block, thread) of the grid: blocks one at a time, a block's threads concurrently.
+// Runs body() once per (block, thread) of the grid: blocks one at a time, a block's threads as fibers that meet at
+// every barrier.
 // Returns LAUNCH_OK, LAUNCH_BAD_CONFIG (message in `error`) or LAUNCH_HOST_EXCEPTION.
 template <class Body>
 int launch(const char* kernel, dim3 grid, dim3 block, const Limits& limits, const Body& body, std::string& error) {
@@ -420,68 +537,78 @@ int launch(const char* kernel, dim3 grid, dim3 block, const Limits& limits, cons
         race_log().launch_first.clear();
     }
     clear_shared_records();
-    std::atomic<long long> accesses{0};
-    int threads = static_cast<int>(n);
-    BlockSync sync(threads);
-    sync.block = std::make_unique<std::barrier<>>(threads);
-    auto renew = [&sync, threads]() noexcept { sync.block = std::make_unique<std::barrier<>>(threads); };
-    std::barrier<decltype(renew)> block_end(threads, renew);
-    // Threads are parked until all of them exist: if one cannot be started, none runs and the launch fails.
-    std::latch start(1);
-    std::atomic<bool> abort{false};
-    auto run = [&](int tid) {
-        start.wait();
-        if (abort) {
-            return;
+    StackPool& stacks = stack_pool();
+    const int threads = static_cast<int>(n);
+    for (int t = 0; t < threads; ++t) {
+        if (stacks.stack(static_cast<std::size_t>(t)) == nullptr) {
+            error = std::string("could not map ") + std::to_string(threads) + " fiber stacks of " +
+                    std::to_string(StackPool::kStackBytes / 1024) + " KiB for " + kernel;
+            return LAUNCH_HOST_EXCEPTION;
         }
-        t_sync = &sync;
-        t_kernel = kernel;
-        t_block_dim = block;
-        t_grid_dim = grid;
-        t_tid = tid;
-        t_shared_accesses = 0;
-        t_max_shared_bytes = limits.max_shared_bytes;
-        t_lane_api = limits.api;
-        t_thread = dim3{static_cast<unsigned>(tid % block.x), static_cast<unsigned>((tid / block.x) % block.y),
-                        static_cast<unsigned>(tid / (block.x * block.y))};
-        std::uint64_t serial = 0;
-        for (unsigned bz = 0; bz < grid.z; ++bz) {
-            for (unsigned by = 0; by < grid.y; ++by) {
-                for (unsigned bx = 0; bx < grid.x; ++bx) {
-                    t_block = dim3{bx, by, bz};
-                    t_epoch = (++serial) << 20;
-                    t_shared_bytes = 0;
-                    try {
-                        body();
-                    } catch (const std::exception& e) {
-                        fault(std::string("host exception ") + e.what());
-                    } catch (...) {
-                        fault("unknown host exception");
+    }
+    BlockSync sync(threads);
+    sync.body = [](const void* b) { (*static_cast<const Body*>(b))(); };
+    sync.body_arg = &body;
+    // The launch's constant position variables live in the launching thread's thread-locals, shared by its fibers;
+    // the calling thread's own values come back after the launch (a launch may run inside another's host code).
+    BlockSync* const outer_sync = t_sync;
+    const Fiber::State outer_state{t_thread, t_epoch, t_tid, t_shared_bytes};
+    const long long outer_accesses = t_shared_accesses;
+    t_sync = &sync;
+    t_kernel = kernel;
+    t_block_dim = block;
+    t_grid_dim = grid;
+    t_shared_accesses = 0;
+    t_max_shared_bytes = limits.max_shared_bytes;
+    t_lane_api = limits.api;
+    // A fiber's entry: run the body for its (block, thread), then switch back to the scheduler for good.
+    auto entry = +[]() {
+        BlockSync& s = *t_sync;
+        Fiber* f = s.current;
+        load_state(f->state);
+        try {
+            s.body(s.body_arg);
+        } catch (const std::exception& e) {
+            fault(std::string("host exception ") + e.what());
+        } catch (...) {
+            fault("unknown host exception");
+        }
+        f->done = true;
+        attnproof_emu_switch(&f->sp, s.scheduler);
+        std::abort();  // a finished fiber is never resumed
+    };
+    std::uint64_t serial = 0;
+    for (unsigned bz = 0; bz < grid.z; ++bz) {
+        for (unsigned by = 0; by < grid.y; ++by) {
+            for (unsigned bx = 0; bx < grid.x; ++bx) {
+                t_block = dim3{bx, by, bz};
+                const std::uint64_t epoch = (++serial) << 20;
+                for (int tid = 0; tid < threads; ++tid) {
+                    Fiber& f = sync.fibers[static_cast<std::size_t>(tid)];
+                    f.done = false;
+                    f.state = Fiber::State{dim3{static_cast<unsigned>(tid % block.x),
+                                                static_cast<unsigned>((tid / block.x) % block.y),
+                                                static_cast<unsigned>(tid / (block.x * block.y))},
+                                           epoch, tid, 0};
+                    prepare_fiber(f, stacks.stack(static_cast<std::size_t>(tid)), entry);
+                }
+                // Each pass resumes every running fiber until it reaches a barrier or returns; a pass ends with every
+                // running fiber at a barrier, so the next pass is the barrier's release.
+                for (int running = threads; running > 0;) {
+                    for (Fiber& f : sync.fibers) {
+                        if (f.done) continue;
+                        sync.current = &f;
+                        attnproof_emu_switch(&sync.scheduler, f.sp);
+                        if (f.done) --running;
                     }
-                    sync.block->arrive_and_drop();
-                    block_end.arrive_and_wait();
                 }
             }
         }
-        accesses += t_shared_accesses;
-        t_sync = nullptr;
-    };
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    try {
-        for (int t = 0; t < threads; ++t) {
-            pool.emplace_back(run, t);
-        }
-    } catch (const std::exception& e) {
-        error = std::string("could not start ") + std::to_string(threads) + " emulated threads for " + kernel +
-                ": " + e.what();
-        abort = true;
     }
-    start.count_down();
-    for (auto& t : pool) {
-        t.join();
-    }
-    if (abort) return LAUNCH_HOST_EXCEPTION;
+    const long long accesses = t_shared_accesses;
+    t_sync = outer_sync;
+    load_state(outer_state);
+    t_shared_accesses = outer_accesses;
     {
         std::lock_guard<std::mutex> lock(limit_violation().mu);
         if (!limit_violation().first.empty()) {
@@ -493,7 +620,7 @@ int launch(const char* kernel, dim3 grid, dim3 block, const Limits& limits, cons
     std::lock_guard<std::mutex> lock(log.mu);
     RaceLog::Kernel& k = log.kernels[kernel];
     k.launches += 1;
-    k.accesses += accesses.load();
+    k.accesses += accesses;
     const long long races = log.launch_races.load();
     k.races += races;
     if (races > 0) {
