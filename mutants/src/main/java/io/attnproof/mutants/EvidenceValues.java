@@ -122,12 +122,14 @@ public final class EvidenceValues {
 
     /**
      * The decisive kill among {@code values}: the failing check or control line of one of {@code claims} with the
-     * largest margin; null when the mutant failed none (killed only by a degeneracy line or an exception).
+     * largest margin, a check before a control at equal margins (the check states the property; a control only that
+     * the test can see); null when the mutant failed none (killed only by a degeneracy line or an exception).
      */
     public static Value decisive(List<Value> values, List<String> claims) {
         Value best = null;
         for (Value v : values) {
-            if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin())) {
+            if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin()
+                    || (v.margin() == best.margin() && v.kind().equals("check") && !best.kind().equals("check")))) {
                 best = v;
             }
         }

@@ -24,6 +24,12 @@ final class NativeBuild {
     /** The simple-name prefix of the claim test classes of each emulated lane. */
     private static final List<List<String>> LANE_TESTS = List.of(List.of("cuda-emu", "CudaEmu"),
             List.of("metal-emu", "MetalEmu"));
+    /**
+     * Claims whose tests are lane-neutral but read what a lane was built from: a native mutant naming one of them
+     * runs these classes too (X1 compares the lanes' outputs; N3 hashes the source the lane was built from).
+     */
+    private static final java.util.Map<String, String> LANE_NEUTRAL = java.util.Map.of("X1", "CrossLane", "N3",
+            "KernelSources");
     private static final long BUILD_SECONDS = 180;
 
     private NativeBuild() {
@@ -79,7 +85,7 @@ final class NativeBuild {
 
     /**
      * The claim test classes a native mutant of {@code lane} runs: those of its claims that test that lane (by the
-     * lane's class-name prefix), plus the cross-lane test when it names X1.
+     * lane's class-name prefix), plus the lane-neutral classes of {@link #LANE_NEUTRAL} for the claims it names.
      */
     static Set<String> laneClasses(String lane, Set<String> classes, List<String> claims) {
         String prefix = LANE_TESTS.stream().filter(l -> l.get(0).equals(lane)).findFirst()
@@ -88,7 +94,9 @@ final class NativeBuild {
         Set<String> out = new TreeSet<>();
         for (String c : classes) {
             String simple = c.substring(c.lastIndexOf('.') + 1);
-            if (simple.startsWith(prefix) || (claims.contains("X1") && simple.startsWith("CrossLane"))) {
+            boolean neutral = claims.stream().map(LANE_NEUTRAL::get)
+                    .anyMatch(n -> n != null && simple.startsWith(n));
+            if (simple.startsWith(prefix) || neutral) {
                 out.add(c);
             }
         }

@@ -25,6 +25,15 @@ import org.junit.jupiter.api.Test;
 class KernelSourcesTest {
     static final Path NATIVE = Path.of("..", "native");
 
+    /**
+     * The .cu source the emulated CUDA lane was built from: a native mutant's patched copy beside its library (the
+     * mutant runner writes it to {@code <attnproof.native.dir>/src}), else the repository's.
+     */
+    static Path cudaSource() {
+        Path built = NativeFiles.dir().resolve("src").resolve("sinks_attn.cu");
+        return Files.isRegularFile(built) ? built : NATIVE.resolve("cuda/sinks_attn.cu");
+    }
+
     static Set<String> matches(String text, String regex) {
         Set<String> out = new TreeSet<>();
         Matcher m = Pattern.compile(regex, Pattern.MULTILINE).matcher(text);
@@ -48,7 +57,7 @@ class KernelSourcesTest {
 
     @Test
     void theCudaSourceDeclaresEveryKernelTheHostLaunches() throws IOException {
-        String cu = Files.readString(NATIVE.resolve("cuda/sinks_attn.cu"));
+        String cu = Files.readString(cudaSource());
         assertEquals(hostKernels(NativeSinks.Dialect.CUDA), matches(cu, "^extern \"C\" __global__ void (\\w+)\\("));
     }
 
@@ -63,7 +72,7 @@ class KernelSourcesTest {
         Path built = NativeFiles.dir().resolve(NativeFiles.BUILT_PTX);
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(built),
                 "nvcc did not run in this build (no " + built + ")");
-        byte[] source = Files.readAllBytes(NATIVE.resolve("cuda/sinks_attn.cu"));
+        byte[] source = Files.readAllBytes(cudaSource());
         assertEquals(0, bytesDiffering(sha256(source), headerHash(Files.readString(built))),
                 built + " names another source hash than sinks_attn.cu's");
     }
@@ -122,7 +131,7 @@ class KernelSourcesTest {
     @io.attnproof.fixtures.claim.Claim("N3")
     void theCheckedInPtxNamesTheHashOfTheCurrentSource(io.attnproof.fixtures.evidence.Evidence ev) throws IOException {
         ev.seed(0);
-        byte[] source = Files.readAllBytes(NATIVE.resolve("cuda/sinks_attn.cu"));
+        byte[] source = Files.readAllBytes(cudaSource());
         String ptx = new String(NativeFiles.resource(NativeFiles.FALLBACK_PTX_RESOURCE), StandardCharsets.UTF_8);
         byte[] header = headerHash(ptx);
         ev.degeneracy("ptx_header_names_one_source_hash", header != null,
