@@ -153,9 +153,11 @@ constexpr std::uint64_t kTidBits = 11;
 constexpr std::uint64_t kTidMask = (1u << kTidBits) - 1;
 constexpr std::uint64_t kMulti = kTidMask;
 
+// Plain words: a block's threads are fibers of one launching thread and launches are serialised per library, so no
+// two accesses to a record are ever concurrent.
 struct SharedTrack {
-    std::atomic<std::uint64_t>* w = nullptr;
-    std::atomic<std::uint64_t>* r = nullptr;
+    std::uint64_t* w = nullptr;
+    std::uint64_t* r = nullptr;
     long long n = 0;
     const char* name = "shared";
 };
@@ -174,21 +176,22 @@ inline void clear_shared_records() {
     std::lock_guard<std::mutex> lock(shared_registry_mu());
     for (SharedTrack* t : shared_registry()) {
         for (long long i = 0; i < t->n; ++i) {
-            t->w[i].store(0, std::memory_order_relaxed);
-            t->r[i].store(0, std::memory_order_relaxed);
+            t->w[i] = 0;
+            t->r[i] = 0;
         }
     }
 }
 
-// Store-then-check on both sides (seq_cst): of a concurrent write and read in one epoch, at least one sees the other.
+// Whichever of two conflicting accesses in one epoch comes second sees the first one's record.
 inline void on_shared_write(const SharedTrack& t, long long i) {
     ++t_shared_accesses;
     const std::uint64_t me = (t_epoch << kTidBits) | static_cast<std::uint64_t>(t_tid + 1);
-    const std::uint64_t old = t.w[i].exchange(me);
+    const std::uint64_t old = t.w[i];
+    t.w[i] = me;
     if ((old >> kTidBits) == t_epoch && (old & kTidMask) != static_cast<std::uint64_t>(t_tid + 1)) {
         report_race(t.name, i, "written", static_cast<int>((old & kTidMask) - 1), "written");
     }
-    const std::uint64_t rd = t.r[i].load();
+    const std::uint64_t rd = t.r[i];
     if ((rd >> kTidBits) == t_epoch && (rd & kTidMask) != static_cast<std::uint64_t>(t_tid + 1)) {
         if ((rd & kTidMask) == kMulti) {
             report_race(t.name, i, "read", -1, "written");
@@ -201,18 +204,13 @@ inline void on_shared_write(const SharedTrack& t, long long i) {
 inline void on_shared_read(const SharedTrack& t, long long i) {
     ++t_shared_accesses;
     const std::uint64_t mine = static_cast<std::uint64_t>(t_tid + 1);
-    std::uint64_t cur = t.r[i].load();
-    for (;;) {
-        std::uint64_t next;
-        if ((cur >> kTidBits) == t_epoch) {
-            if ((cur & kTidMask) == mine || (cur & kTidMask) == kMulti) break;
-            next = (t_epoch << kTidBits) | kMulti;
-        } else {
-            next = (t_epoch << kTidBits) | mine;
-        }
-        if (t.r[i].compare_exchange_weak(cur, next)) break;
+    const std::uint64_t cur = t.r[i];
+    if ((cur >> kTidBits) != t_epoch) {
+        t.r[i] = (t_epoch << kTidBits) | mine;
+    } else if ((cur & kTidMask) != mine) {
+        t.r[i] = (t_epoch << kTidBits) | kMulti;
     }
-    const std::uint64_t w = t.w[i].load();
+    const std::uint64_t w = t.w[i];
     if ((w >> kTidBits) == t_epoch && (w & kTidMask) != mine) {
         report_race(t.name, i, "written", static_cast<int>((w & kTidMask) - 1), "read");
     }
@@ -308,8 +306,8 @@ public:
 template <class T, long long N>
 struct shared_array {
     T data[N];
-    std::atomic<std::uint64_t> w[N];
-    std::atomic<std::uint64_t> r[N];
+    std::uint64_t w[N];
+    std::uint64_t r[N];
     SharedTrack track;
     explicit shared_array(const char* name) : data{}, w{}, r{} {
         track.w = w;
