@@ -66,6 +66,13 @@ public record ClaimMutants(String claim, String sentence, List<String> tests, Li
         open = List.copyOf(open);
     }
 
+    /** How many distinct PIT mutations some claim's tests kill (a mutation two claims kill counts once). */
+    public static int attributed(List<ClaimMutants> claims) {
+        Set<PitReport.Mutation> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        claims.forEach(c -> c.pitKilled().forEach(k -> seen.add(k.mutation())));
+        return seen.size();
+    }
+
     /** The open mutations here that no triage row settles. */
     public long untriaged() {
         return open.stream().filter(o -> !o.triaged()).count();
@@ -154,6 +161,8 @@ public record ClaimMutants(String claim, String sentence, List<String> tests, Li
                         }
                     });
                 }
+                killed.sort(Comparator.comparing((PitKill k) -> k.mutation().clazz())
+                        .thenComparingInt(k -> k.mutation().line()).thenComparing(k -> k.mutation().mutator()));
                 for (PitReport.Open o : pit.open()) {
                     if (covered.contains(o.clazz())) {
                         open.add(o);

@@ -11,29 +11,35 @@ final class ClaimMutantsWriter {
     }
 
     /** What the section shows and how it joins, stated once above it. */
-    static String intro(List<ClaimMutants> claims) {
+    static String intro(List<ClaimMutants> claims, PitReport pit) {
         String coverage = claims.isEmpty() ? "no PIT report" : claims.getFirst().coverage();
+        String attributed = pit == null ? "" : " Of PIT's " + pit.killed() + " killed mutations, "
+                + ClaimMutants.attributed(claims) + " are killed by a claim's test; the others by tests that record no"
+                + " evidence, or without a killing test (timed out, memory or run error).";
         return "Per catalog claim: the curated mutants that fail one of its check or control lines (the kill matrix's"
                 + " row; decisive: the mutant's decisive line is this claim's; ⚑ below "
                 + Fmt.times(MutantReport.FLAG_BELOW) + "), the PIT mutations its tests kill (its tests: the distinct"
                 + " Class#method of its evidence lines; a kill: PIT's killing test is one of them), and the open PIT"
                 + " mutations (survived or no coverage) of the classes its tests cover, with their triage verdict"
                 + " (⚑ untriaged). Covered classes from: " + coverage + ". Each entry links to its source line"
-                + " (path:line from the repository root; a curated mutant: the first line its patch changes).";
+                + " (path:line from the repository root; a curated mutant: the first line its patch changes)."
+                + attributed;
     }
 
     // ---------------------------------------------------------------- Markdown
 
-    static String markdown(List<ClaimMutants> claims) {
+    static String markdown(List<ClaimMutants> claims, PitReport pit, MutantReport mutants) {
         StringBuilder md = new StringBuilder("## Per claim: curated mutants and PIT\n\n");
-        md.append(Fmt.md(intro(claims))).append("\n\n");
+        md.append(Fmt.md(intro(claims, pit))).append("\n\n");
         for (ClaimMutants c : claims) {
             md.append("### ").append(Fmt.md(c.claim())).append(" — ").append(Fmt.md(c.sentence())).append("\n\n");
             md.append("- tests (").append(c.tests().size()).append("): ").append(c.tests().isEmpty()
                     ? "none (no evidence line names a test)"
                     : String.join(", ", c.tests().stream().map(t -> "`" + Fmt.md(t) + "`").toList())).append('\n');
             md.append("- curated mutants it kills: ");
-            if (c.curated().isEmpty()) {
+            if (mutants == null) {
+                md.append("not run (no ").append(Ledger.MUTANTS).append(')');
+            } else if (c.curated().isEmpty()) {
                 md.append("none ⚑");
             } else {
                 List<String> decisive = new ArrayList<>();
@@ -52,6 +58,10 @@ final class ClaimMutantsWriter {
             if (!c.aimed().isEmpty()) {
                 md.append("- aimed at it but failing none of its check or control lines: ")
                         .append(Fmt.md(String.join(", ", c.aimed()))).append('\n');
+            }
+            if (pit == null) {
+                md.append("- PIT: not run (no ").append(Ledger.PIT).append(")\n\n");
+                continue;
             }
             md.append("- PIT mutations its tests kill: ").append(c.pitKilled().size()).append('\n');
             for (ClaimMutants.PitKill k : c.pitKilled()) {
@@ -82,9 +92,9 @@ final class ClaimMutantsWriter {
 
     // ---------------------------------------------------------------- HTML
 
-    static String html(List<ClaimMutants> claims) {
+    static String html(List<ClaimMutants> claims, PitReport pit, MutantReport mutants) {
         StringBuilder h = new StringBuilder("<h2 id=\"per-claim\">Per claim: curated mutants and PIT</h2>\n<p>")
-                .append(Fmt.html(intro(claims))).append("</p>\n");
+                .append(Fmt.html(intro(claims, pit))).append("</p>\n");
         for (ClaimMutants c : claims) {
             h.append("<section class=\"claim-mutants\" id=\"claim-mutants-").append(Fmt.html(c.claim()))
                     .append("\" data-claim=\"").append(Fmt.html(c.claim())).append("\">\n<h3>")
@@ -97,7 +107,10 @@ final class ClaimMutantsWriter {
                 h.append(i == 0 ? "" : ", ").append("<code>").append(Fmt.html(c.tests().get(i))).append("</code>");
             }
             h.append("</p>\n");
-            if (c.curated().isEmpty()) {
+            if (mutants == null) {
+                h.append("<p class=\"curated\">Curated mutants: not run (no ").append(Fmt.html(Ledger.MUTANTS.toString()))
+                        .append(")</p>\n");
+            } else if (c.curated().isEmpty()) {
                 h.append("<p class=\"curated flag\">No curated mutant fails a check or control line of ")
                         .append(Fmt.html(c.claim())).append(" ⚑</p>\n");
             } else {
@@ -116,6 +129,11 @@ final class ClaimMutantsWriter {
             if (!c.aimed().isEmpty()) {
                 h.append("<p class=\"aimed\">Aimed at it but failing none of its check or control lines: ")
                         .append(Fmt.html(String.join(", ", c.aimed()))).append("</p>\n");
+            }
+            if (pit == null) {
+                h.append("<p class=\"pit\">PIT: not run (no ").append(Fmt.html(Ledger.PIT.toString())).append(")</p>\n")
+                        .append("</section>\n");
+                continue;
             }
             h.append("<details class=\"pit-killed\"><summary>").append(c.pitKilled().size())
                     .append(" PIT mutations killed by its tests</summary>\n<ul>\n");

@@ -116,6 +116,7 @@ public final class LedgerWriter {
         root.put("mutants", mutantsJson(l));
         root.put("pit", pitJson(l));
         root.put("per_claim", ClaimMutantsWriter.json(l.perClaim()));
+        root.put("per_claim_note", ClaimMutantsWriter.intro(l.perClaim(), l.pit()));
         List<Object> pictures = new ArrayList<>();
         for (Pictures.Picture p : l.pictures()) {
             Map<String, Object> pic = new LinkedHashMap<>();
@@ -339,7 +340,7 @@ public final class LedgerWriter {
         if (l.pit() != null) {
             md.append(l.pit().markdown());
         }
-        md.append(ClaimMutantsWriter.markdown(l.perClaim()));
+        md.append(ClaimMutantsWriter.markdown(l.perClaim(), l.pit(), l.mutants()));
         md.append("## Pictures\n\n");
         for (Pictures.Picture p : l.pictures()) {
             md.append("### ").append(Fmt.md(p.title())).append("\n\n![").append(Fmt.md(p.title())).append("](pictures/")
@@ -463,7 +464,7 @@ public final class LedgerWriter {
         if (l.pit() != null) {
             h.append(l.pit().html());
         }
-        h.append(ClaimMutantsWriter.html(l.perClaim()));
+        h.append(ClaimMutantsWriter.html(l.perClaim(), l.pit(), l.mutants()));
 
         h.append("<h2 id=\"pictures\">Pictures</h2>\n");
         for (Pictures.Picture p : l.pictures()) {

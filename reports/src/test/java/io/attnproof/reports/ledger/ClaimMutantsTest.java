@@ -206,6 +206,8 @@ class ClaimMutantsTest {
             assertTrue(!lines(c.pitKilled()).contains(22), c.claim() + " was credited a kill of a method not its own");
         }
         assertEquals(3, l.perClaim().stream().mapToInt(c -> c.pitKilled().size()).sum());
+        assertEquals(3, ClaimMutants.attributed(l.perClaim()), "UnionMask:18, :20 and SoftmaxWithSinks:40");
+        assertEquals(4, l.pit().killed());
         assertEquals(List.of(), claim(l, "U2").pitKilled(), "a claim without evidence has no tests, so no kills");
     }
 
@@ -308,6 +310,7 @@ class ClaimMutantsTest {
         LedgerWriter.Written w = LedgerWriter.write(Ledger.build(repository(false), List.of()), dir.resolve("out"));
         String md = Files.readString(w.markdown());
         String html = Files.readString(w.html());
+        assertTrue(md.contains("Of PIT's 4 killed mutations, 3 are killed by a claim's test;"), md);
         String u1md = md.substring(md.indexOf("### U1 — "), md.indexOf("### U2 — "));
         assertTrue(u1md.contains("**decisive** 18-window-off-by-one 50.0× [`native/cuda/sinks_attn.cu:85`]"
                 + "(../../../native/cuda/sinks_attn.cu#L85)"), u1md);
@@ -365,6 +368,17 @@ class ClaimMutantsTest {
         assertEquals("native/cuda/sinks_attn.cu:85", mutant.get("source"));
     }
 
+    @Test
+    void withoutCampaignOrPitEachClaimSaysNotRunRatherThanNone() {
+        Ledger l = Ledger.build(LedgerFixture.root(dir, false, false), List.of());
+        String md = LedgerWriter.markdown(l);
+        String u5 = md.substring(md.indexOf("### U5 — "), md.indexOf("### U6 — "));
+        assertTrue(u5.contains("- tests (1): `UnionOracleTest#matches`\n- curated mutants it kills: not run (no "
+                + Ledger.MUTANTS + ")\n- PIT: not run (no " + Ledger.PIT + ")"), u5);
+        String html = LedgerWriter.html(l);
+        assertTrue(html.contains("<p class=\"pit\">PIT: not run (no " + Ledger.PIT + ")</p>"), html);
+    }
+
     // ------------------------------------------------------------------ smoke: the committed PIT baseline
 
     @Test
@@ -401,7 +415,7 @@ class ClaimMutantsTest {
         assertTrue(u4.coveredClasses().contains("io.attnproof.attention.mask.CallerMasks"), u4.coveredClasses().toString());
         assertEquals(0, claims.stream().filter(c -> !c.claim().equals("U4") && !c.claim().equals("R9"))
                 .mapToInt(c -> c.pitKilled().size()).sum(), "claims without tests are credited nothing");
-        String html = ClaimMutantsWriter.html(claims);
+        String html = ClaimMutantsWriter.html(claims, pit, null);
         assertEquals(u4Expected + r9Expected + claims.stream().mapToInt(c -> c.open().size()).sum(),
                 count(html, "<li") , "one list entry per kill and per covered open mutation");
     }
