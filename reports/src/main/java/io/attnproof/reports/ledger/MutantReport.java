@@ -271,7 +271,7 @@ public record MutantReport(Path file, List<Mutant> mutants) {
             sourceNote = "no patch at " + patch;
         } else {
             try {
-                source = PatchLine.of(patchFile);
+                source = PatchLine.of(patchFile, root);
                 sourceNote = "first changed line of " + patch;
             } catch (IOException | IllegalArgumentException e) {
                 sourceNote = "patch unreadable: " + e.getMessage();

@@ -277,16 +277,28 @@ class ClaimMutantsTest {
     }
 
     @Test
-    void patchLinesFromHunkHeaders() {
-        assertEquals("a/b.c:10", PatchLine.of(List.of("--- a/a/b.c", "+++ b/a/b.c", "@@ -10 +10 @@", "-x", "+y"), "p"));
-        assertEquals("new.txt:1", PatchLine.of(List.of("--- /dev/null", "+++ b/new.txt", "@@ -0,0 +1,2 @@", "+x"), "p"));
-        assertEquals("gone.txt:1", PatchLine.of(List.of("--- a/gone.txt", "+++ /dev/null", "@@ -1,2 +0,0 @@", "-x"), "p"));
+    void patchLinesFromHunkHeaders() throws IOException {
+        assertEquals("a/b.c:10", PatchLine.of(List.of("--- a/a/b.c", "+++ b/a/b.c", "@@ -10 +10 @@", "-x", "+y"), "p",
+                null));
+        assertEquals("new.txt:1", PatchLine.of(List.of("--- /dev/null", "+++ b/new.txt", "@@ -0,0 +1,2 @@", "+x"), "p",
+                null));
+        assertEquals("gone.txt:1", PatchLine.of(List.of("--- a/gone.txt", "+++ /dev/null", "@@ -1,2 +0,0 @@", "-x"), "p",
+                null));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PatchLine.of(List.of("# id: x", "no diff here"), "mutants/catalog/x.patch"));
+                () -> PatchLine.of(List.of("# id: x", "no diff here"), "mutants/catalog/x.patch", null));
         assertTrue(e.getMessage().startsWith("mutants/catalog/x.patch: no file header"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> PatchLine.of(List.of("--- a/f", "+++ b/f", "@@ -3,2 +3,2 @@", " a", " b"), "p.patch"));
+                () -> PatchLine.of(List.of("--- a/f", "+++ b/f", "@@ -3,2 +3,2 @@", " a", " b"), "p.patch", null));
         assertTrue(e.getMessage().contains("p.patch:3: the first hunk changes no line"), e.getMessage());
+
+        // The code moved 3 lines down since the patch was written: the link follows it, as git apply's offset does.
+        write(Path.of("src", "f.c"), "1\n2\n3\n4\n5\nctx\nold\nafter\n");
+        List<String> patch = List.of("--- a/src/f.c", "+++ b/src/f.c", "@@ -3,3 +3,3 @@", " ctx", "-old", "+new",
+                " after");
+        assertEquals("src/f.c:4", PatchLine.of(patch, "p", null), "the header alone");
+        assertEquals("src/f.c:7", PatchLine.of(patch, "p", dir), "the old lines found 3 lines further down");
+        write(Path.of("src", "f.c"), "1\n2\nctx\nrewritten\nafter\n");
+        assertEquals("src/f.c:4", PatchLine.of(patch, "p", dir), "old lines nowhere: the header's line");
     }
 
     @Test
