@@ -4,7 +4,36 @@ import java.util.Locale;
 
 /** Number and text formatting shared by the ledger's HTML, Markdown and terminal output. */
 public final class Fmt {
+    /** The repository root seen from the ledger's directory ({@code reports/target/ledger}): source links climb there. */
+    public static final String ROOT_FROM_LEDGER = "../../../";
+
     private Fmt() {
+    }
+
+    /**
+     * The link target of a source line {@code path:line} (path relative to the repository root), from the ledger's
+     * directory: {@code ../../../path#Lline} ({@code #L} only for a line above 0).
+     */
+    public static String sourceHref(String source) {
+        int colon = source.lastIndexOf(':');
+        String path = source;
+        String anchor = "";
+        if (colon > 0 && source.substring(colon + 1).chars().allMatch(Character::isDigit) && colon + 1 < source.length()) {
+            path = source.substring(0, colon);
+            anchor = Integer.parseInt(source.substring(colon + 1)) > 0 ? "#L" + source.substring(colon + 1) : "";
+        }
+        return ROOT_FROM_LEDGER + path + anchor;
+    }
+
+    /** A source line as an HTML anchor: the text is {@code path:line}, the href {@link #sourceHref}. */
+    public static String sourceHtml(String source) {
+        return "<a class=\"src\" href=\"" + html(sourceHref(source)) + "\" title=\"" + html(source) + "\"><code>"
+                + html(source) + "</code></a>";
+    }
+
+    /** A source line as a Markdown link: {@code [`path:line`](../../../path#Lline)}. */
+    public static String sourceMd(String source) {
+        return "[`" + md(source) + "`](" + sourceHref(source).replace(" ", "%20").replace(")", "%29") + ")";
     }
 
     /** A compact number: integers as integers, else three significant digits (scientific outside [1e-2, 1e4)). */

@@ -29,7 +29,8 @@ import java.util.Set;
 public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, List<EvidenceLine> lines,
         List<EvidenceLine> stale, Map<Path, String> runs,
         List<ClaimRow> rows, List<String> missing, List<String> problems, MutantReport mutants, String mutantsNote,
-        PitReport pit, String pitNote, R8Series r8, String r8Note, List<Pictures.Picture> pictures) {
+        PitReport pit, String pitNote, R8Series r8, String r8Note, List<Pictures.Picture> pictures,
+        List<ClaimMutants> perClaim) {
 
     /** Where the mutant campaign writes its results, relative to the root. */
     public static final Path MUTANTS = Path.of("mutants", "target", "mutants", "results.json");
@@ -100,7 +101,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             mutantsNote = "mutants: not run (no " + MUTANTS + ")";
         } else {
             try {
-                mutants = MutantReport.read(mutantsFile);
+                mutants = MutantReport.read(mutantsFile, root);
                 mutantsNote = mutants.summary();
             } catch (IOException | IllegalArgumentException e) {
                 mutantsNote = "mutants: results unreadable: " + e.getMessage();
@@ -118,6 +119,12 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             } catch (IOException | IllegalArgumentException e) {
                 pitNote = "PIT: report unreadable: " + e.getMessage();
             }
+        }
+        Map<String, List<String>> scope = null;
+        try {
+            scope = ClaimMutants.readTestScope(root.resolve(ClaimMutants.TEST_SCOPE));
+        } catch (IOException | IllegalArgumentException e) {
+            pitNote = pitNote + " (" + ClaimMutants.TEST_SCOPE + " unreadable: " + e.getMessage() + ")";
         }
         R8Series r8 = null;
         String r8Note;
@@ -153,7 +160,8 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
                 .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
         return new Ledger(now, root, List.copyOf(dirs), List.copyOf(lines), List.copyOf(stale),
                 java.util.Collections.unmodifiableMap(runs), List.copyOf(rows), List.copyOf(missing),
-                List.copyOf(problems), mutants, mutantsNote, pit, pitNote, r8, r8Note, List.copyOf(pictures));
+                List.copyOf(problems), mutants, mutantsNote, pit, pitNote, r8, r8Note, List.copyOf(pictures),
+                ClaimMutants.of(lines, mutants, pit, scope));
     }
 
     /** {@code <root>/target/evidence} and every {@code <root>/<child>/target/evidence} that exists, children by name. */

@@ -115,6 +115,8 @@ public final class LedgerWriter {
         root.put("problems", l.problems());
         root.put("mutants", mutantsJson(l));
         root.put("pit", pitJson(l));
+        root.put("per_claim", ClaimMutantsWriter.json(l.perClaim()));
+        root.put("per_claim_note", ClaimMutantsWriter.intro(l.perClaim(), l.pit()));
         List<Object> pictures = new ArrayList<>();
         for (Pictures.Picture p : l.pictures()) {
             Map<String, Object> pic = new LinkedHashMap<>();
@@ -155,6 +157,11 @@ public final class LedgerWriter {
             row.put("claims", m.claims());
             row.put("breaks", m.breaks());
             row.put("origin", m.origin());
+            row.put("patch", m.patch());
+            row.put("source", m.source());
+            if (m.source() == null) {
+                row.put("source_note", m.sourceNote());
+            }
             List<Object> killers = new ArrayList<>();
             for (MutantReport.Killer k : m.killers()) {
                 Map<String, Object> km = new LinkedHashMap<>();
@@ -189,12 +196,29 @@ public final class LedgerWriter {
         return out;
     }
 
-    /** Each claim's killing mutants with the margin of that claim's strongest failing check or control line. */
-    private static String killCells(Map<String, Double> cells) {
+    /**
+     * Each claim's killing mutants with the margin of that claim's strongest failing check or control line, each
+     * linked to the line its patch changes; {@code html} picks HTML over Markdown.
+     */
+    private static String killCells(Map<String, Double> cells, MutantReport mutants, boolean html) {
+        Map<String, MutantReport.Mutant> byId = mutants.byId();
         List<String> out = new ArrayList<>();
-        cells.forEach((id, margin) -> out.add(id + " " + Fmt.times(margin)
-                + (margin < MutantReport.FLAG_BELOW ? " ⚑" : "")));
+        cells.forEach((id, margin) -> {
+            MutantReport.Mutant m = byId.get(id);
+            String text = id + " " + Fmt.times(margin) + (margin < MutantReport.FLAG_BELOW ? " ⚑" : "");
+            String src = m == null ? null : m.source();
+            out.add(html ? Fmt.html(text) + (src == null ? "" : " " + Fmt.sourceHtml(src))
+                    : Fmt.md(text) + (src == null ? "" : " " + Fmt.sourceMd(src)));
+        });
         return String.join(", ", out);
+    }
+
+    /** A curated mutant's source cell: the link, or why there is none. */
+    private static String sourceCell(MutantReport.Mutant m, boolean html) {
+        if (m.source() == null) {
+            return html ? Fmt.html("— (" + m.sourceNote() + ")") : Fmt.md("— (" + m.sourceNote() + ")");
+        }
+        return html ? Fmt.sourceHtml(m.source()) : Fmt.sourceMd(m.source());
     }
 
     private static Object side(MutantReport.Side s) {
@@ -284,11 +308,12 @@ public final class LedgerWriter {
             md.append(Fmt.md(l.mutantsNote())).append("\n\n");
         } else {
             md.append(Fmt.md(l.mutantsNote())).append("\n\n");
-            md.append("| mutant | status | claims | breaks | killed by | message | values (fix → mutant) | margin | flag |\n");
-            md.append("|---|---|---|---|---|---|---|---:|---|\n");
+            md.append("| mutant | source | status | claims | breaks | killed by | message | values (fix → mutant) | margin"
+                    + " | flag |\n");
+            md.append("|---|---|---|---|---|---|---|---|---:|---|\n");
             for (MutantReport.Mutant m : l.mutants().mutants()) {
                 MutantReport.Killer k = m.killers().isEmpty() ? null : m.killers().getFirst();
-                md.append("| ").append(Fmt.md(m.id())).append(" | ")
+                md.append("| ").append(Fmt.md(m.id())).append(" | ").append(sourceCell(m, false)).append(" | ")
                         .append(m.killed() ? "killed" : "**" + Fmt.md(m.status()) + "**").append(" | ")
                         .append(Fmt.md(String.join(", ", m.claims()))).append(" | ").append(Fmt.md(m.breaks()))
                         .append(" | ").append(k == null ? "" : Fmt.md(k.test())
@@ -307,7 +332,7 @@ public final class LedgerWriter {
             Map<String, Map<String, Double>> matrix = l.mutants().killMatrix();
             for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
                 md.append("| ").append(id.name()).append(" | ")
-                        .append(Fmt.md(killCells(matrix.getOrDefault(id.name(), Map.of())))).append(" |\n");
+                        .append(killCells(matrix.getOrDefault(id.name(), Map.of()), l.mutants(), false)).append(" |\n");
             }
             md.append('\n');
         }
@@ -315,6 +340,7 @@ public final class LedgerWriter {
         if (l.pit() != null) {
             md.append(l.pit().markdown());
         }
+        md.append(ClaimMutantsWriter.markdown(l.perClaim(), l.pit(), l.mutants()));
         md.append("## Pictures\n\n");
         for (Pictures.Picture p : l.pictures()) {
             md.append("### ").append(Fmt.md(p.title())).append("\n\n![").append(Fmt.md(p.title())).append("](pictures/")
@@ -337,6 +363,8 @@ public final class LedgerWriter {
                 .append("tr.PASS td.status,tr.killed td.status{background:#c6f6d5;} tr.SKIP td.status{background:#fefcbf;}\n")
                 .append("td.sentence{color:#4a5568;font-size:12px;max-width:420px;} td.worst{white-space:nowrap;} td.flag{color:#c05621;font-weight:bold;}\n")
                 .append(".summary{font-size:15px;} .summary li{margin:3px 0;} code{font-size:12px;}\n")
+                .append("section.claim-mutants{border-top:1px solid #cbd5e0;margin-top:12px;} section.claim-mutants h3 span.sentence{font-weight:normal;color:#4a5568;font-size:14px;}\n")
+                .append("tr.decisive td:first-child{font-weight:bold;} li.untriaged{color:#c05621;} details{margin:4px 0;}\n")
                 .append("figure{margin:12px 0 28px;} figcaption{max-width:900px;color:#4a5568;font-size:13px;}\n")
                 .append("</style>\n</head>\n<body>\n");
         h.append("<h1>attnproof ledger</h1>\n<p>Generated ").append(Fmt.html(l.generatedAt())).append(" from <code>")
@@ -345,7 +373,7 @@ public final class LedgerWriter {
                 .append(Fmt.html(l.mutantsNote())).append("</li>\n<li>").append(Fmt.html(l.pitNote()))
                 .append("</li>\n</ul>\n");
         h.append("<p>Sections: <a href=\"#claims\">claims × backends</a> · <a href=\"#mutants-section\">mutants</a> ·"
-                + " <a href=\"#pit\">PIT</a> · <a href=\"#pictures\">pictures</a> · <a href=\"ledger.md\">ledger.md</a> ·"
+                + " <a href=\"#pit\">PIT</a> · <a href=\"#per-claim\">per claim</a> · <a href=\"#pictures\">pictures</a> · <a href=\"ledger.md\">ledger.md</a> ·"
                 + " <a href=\"ledger.json\">ledger.json</a></p>\n");
 
         h.append(ClaimMatrix.html(l)); // issue 13: the claim x (lane, engine) matrix first
@@ -392,11 +420,12 @@ public final class LedgerWriter {
 
         h.append("<h2 id=\"mutants-section\">Mutants</h2>\n<p>").append(Fmt.html(l.mutantsNote())).append("</p>\n");
         if (l.mutants() != null) {
-            h.append("<table id=\"mutants\">\n<thead><tr><th>mutant</th><th>status</th><th>claims</th><th>breaks</th>"
+            h.append("<table id=\"mutants\">\n<thead><tr><th>mutant</th><th>source</th><th>status</th><th>claims</th><th>breaks</th>"
                     + "<th>origin</th><th>killed by</th><th>message</th><th>values (fix → mutant)</th><th>margin</th>"
                     + "<th>flag</th></tr></thead>\n<tbody>\n");
             for (MutantReport.Mutant m : l.mutants().mutants()) {
-                h.append("<tr class=\"").append(Fmt.html(m.status())).append("\"><td>").append(Fmt.html(m.id()))
+                h.append("<tr class=\"").append(Fmt.html(m.status())).append("\" id=\"mutant-").append(Fmt.html(m.id()))
+                        .append("\"><td>").append(Fmt.html(m.id())).append("</td><td>").append(sourceCell(m, true))
                         .append("</td><td class=\"status\">").append(Fmt.html(m.status())).append("</td><td>")
                         .append(Fmt.html(String.join(", ", m.claims()))).append("</td><td>").append(Fmt.html(m.breaks()))
                         .append("</td><td>").append(Fmt.html(m.origin())).append("</td><td>");
@@ -426,7 +455,7 @@ public final class LedgerWriter {
                 Map<String, Double> cells = matrix.getOrDefault(id.name(), Map.of());
                 h.append("<tr").append(cells.values().stream().anyMatch(x -> x >= MutantReport.FLAG_BELOW) ? ""
                         : " class=\"toothless\"").append("><td>").append(id.name()).append("</td><td>")
-                        .append(Fmt.html(killCells(cells))).append("</td></tr>\n");
+                        .append(killCells(cells, l.mutants(), true)).append("</td></tr>\n");
             }
             h.append("</tbody>\n</table>\n");
         }
@@ -435,6 +464,7 @@ public final class LedgerWriter {
         if (l.pit() != null) {
             h.append(l.pit().html());
         }
+        h.append(ClaimMutantsWriter.html(l.perClaim(), l.pit(), l.mutants()));
 
         h.append("<h2 id=\"pictures\">Pictures</h2>\n");
         for (Pictures.Picture p : l.pictures()) {

@@ -48,9 +48,14 @@ public record MutantReport(Path file, List<Mutant> mutants) {
     public record Killer(String test, String message) {
     }
 
-    /** One curated mutant's result. */
+    /**
+     * One curated mutant's result; {@code patch} is its patch file relative to the repository root, {@code source}
+     * the first line it changes ({@link PatchLine}: {@code path:line} relative to the root), null when the patch
+     * could not be read ({@code sourceNote} says why).
+     */
     public record Mutant(String id, List<String> claims, String breaks, String origin, String status,
-            List<Killer> killers, List<Value> values, double seconds) {
+            List<Killer> killers, List<Value> values, double seconds, String patch, String source,
+            String sourceNote) {
 
         public boolean killed() {
             return status.equals("killed");
@@ -133,13 +138,37 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         return out;
     }
 
+    /** The mutants by id. */
+    public Map<String, Mutant> byId() {
+        Map<String, Mutant> out = new java.util.LinkedHashMap<>();
+        mutants.forEach(m -> out.put(m.id(), m));
+        return out;
+    }
+
     /**
-     * Reads {@code file}.
+     * Reads {@code file}, finding each mutant's patch under the repository whose results it is
+     * ({@code ROOT/mutants/target/mutants/results.json}: {@code ROOT}; a file elsewhere: the working directory).
+     */
+    public static MutantReport read(Path file) throws IOException {
+        Path abs = file.toAbsolutePath().normalize();
+        Path root = Path.of("");
+        if (abs.endsWith(Ledger.MUTANTS)) {
+            root = abs;
+            for (int i = 0; i < Ledger.MUTANTS.getNameCount(); i++) {
+                root = root.getParent();
+            }
+        }
+        return read(file, root);
+    }
+
+    /**
+     * Reads {@code file}; each mutant's patch ({@code "patch"} of its entry, else {@code mutants/catalog/<id>.patch})
+     * is resolved against {@code root}.
      *
      * @throws IllegalArgumentException naming the file and the entry for malformed content
      * @throws IOException when the file cannot be read
      */
-    public static MutantReport read(Path file) throws IOException {
+    public static MutantReport read(Path file, Path root) throws IOException {
         Object parsed;
         try {
             parsed = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
@@ -152,7 +181,7 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         List<Mutant> mutants = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
             try {
-                mutants.add(mutant(entries.get(i)));
+                mutants.add(mutant(entries.get(i), root));
             } catch (IllegalArgumentException | ClassCastException e) {
                 throw new IllegalArgumentException(file + ": entry " + i + ": " + e.getMessage(), e);
             }
@@ -198,7 +227,7 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         return mutants.stream().filter(m -> m.status().equals(status)).count();
     }
 
-    private static Mutant mutant(Object entry) {
+    private static Mutant mutant(Object entry, Path root) {
         if (!(entry instanceof Map<?, ?> m)) {
             throw new IllegalArgumentException("must be an object");
         }
@@ -231,8 +260,25 @@ public record MutantReport(Path file, List<Mutant> mutants) {
                 }
             }
         }
+        String patch = string(m, "patch", false);
+        if (patch.isEmpty()) {
+            patch = "mutants/catalog/" + id + ".patch";
+        }
+        String source = null;
+        String sourceNote;
+        Path patchFile = root.resolve(patch);
+        if (!Files.isRegularFile(patchFile)) {
+            sourceNote = "no patch at " + patch;
+        } else {
+            try {
+                source = PatchLine.of(patchFile, root);
+                sourceNote = "first changed line of " + patch;
+            } catch (IOException | IllegalArgumentException e) {
+                sourceNote = "patch unreadable: " + e.getMessage();
+            }
+        }
         return new Mutant(id, List.copyOf(claims), string(m, "breaks", false), string(m, "origin", false), status,
-                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")));
+                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")), patch, source, sourceNote);
     }
 
     private static Side side(Object o) {

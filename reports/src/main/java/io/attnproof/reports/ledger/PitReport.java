@@ -26,7 +26,7 @@ import javax.xml.stream.XMLStreamReader;
  * open mutation without a row, or whose row says {@code killed-now} although it is still open, is untriaged.
  */
 public record PitReport(Path file, int mutations, int killed, int survived, int noCoverage, int timedOut,
-        List<String> survivors, List<Open> open, Path triageFile, int staleTriageRows) {
+        List<String> survivors, List<Open> open, Path triageFile, int staleTriageRows, List<Mutation> all) {
 
     /** Where the triage lies, relative to the repository root. */
     public static final Path TRIAGE = Path.of("pit", "triage.csv");
@@ -44,10 +44,7 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
 
         /** The source line, relative to the repository root. */
         public String source() {
-            int dollar = clazz.indexOf('$');
-            String outer = dollar < 0 ? clazz : clazz.substring(0, dollar);
-            String dir = outer.contains(".") ? outer.substring(0, outer.lastIndexOf('.')).replace('.', '/') : "";
-            return "system-under-test/src/main/java/" + dir + "/" + sourceFile + ":" + line;
+            return PitReport.source(clazz, sourceFile, line);
         }
 
         /** "UnionMaskMemo.java:61 get ConditionalsBoundaryMutator (SURVIVED) — changed conditional boundary". */
@@ -56,9 +53,50 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         }
     }
 
+    /**
+     * One mutation of the report, whatever its status. {@code killingTests} are PIT's test names (its
+     * {@code <killingTest>}, or every name of {@code <killingTests>} under the full mutation matrix);
+     * {@code coveringTests} is null without the full mutation matrix, else every test that ran against it (the
+     * union of {@code <coveringTests>}, {@code <killingTests>} and {@code <succeedingTests>}).
+     */
+    public record Mutation(String clazz, String method, int line, String mutator, String status, boolean detected,
+            String description, String sourceFile, List<String> killingTests, List<String> coveringTests) {
+        public Mutation {
+            killingTests = List.copyOf(killingTests);
+            coveringTests = coveringTests == null ? null : List.copyOf(coveringTests);
+        }
+
+        /** The source line, relative to the repository root. */
+        public String source() {
+            return PitReport.source(clazz, sourceFile, line);
+        }
+
+        /** Survived or without coverage: what the triage has to settle. */
+        public boolean open() {
+            return status.equals("SURVIVED") || status.equals("NO_COVERAGE");
+        }
+    }
+
     public PitReport {
         survivors = List.copyOf(survivors);
         open = List.copyOf(open);
+        all = List.copyOf(all);
+    }
+
+    /**
+     * Where the source line of a mutation of {@code clazz} lies, relative to the repository root:
+     * {@code system-under-test/src/main/java/<package path>/<sourceFile>:<line>}.
+     */
+    public static String source(String clazz, String sourceFile, int line) {
+        int dollar = clazz.indexOf('$');
+        String outer = dollar < 0 ? clazz : clazz.substring(0, dollar);
+        String dir = outer.contains(".") ? outer.substring(0, outer.lastIndexOf('.')).replace('.', '/') + "/" : "";
+        return "system-under-test/src/main/java/" + dir + sourceFile + ":" + line;
+    }
+
+    /** Whether the report carries PIT's full mutation matrix (the tests that covered each mutation). */
+    public boolean matrix() {
+        return all.stream().anyMatch(m -> m.coveringTests() != null);
     }
 
     /** killed ÷ mutations, NaN when there are none. */
@@ -141,7 +179,7 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
             md.append("### ").append(Fmt.md(e.getKey())).append(" — ").append(e.getValue().size()).append(" open")
                     .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("\n\n");
             for (Open o : e.getValue()) {
-                md.append("- ").append(o.triaged() ? "" : "⚑ ").append('`').append(o.source()).append("` ")
+                md.append("- ").append(o.triaged() ? "" : "⚑ ").append(Fmt.sourceMd(o.source())).append(' ')
                         .append(Fmt.md(o.method() + " " + o.mutator() + " (" + o.status() + ") — " + o.description()))
                         .append(" — ").append(o.triaged() ? "**" + o.verdict() + "**: " + Fmt.md(o.reason())
                                 : o.verdict() == null ? "**untriaged**" : "**untriaged** (triaged killed-now, still "
@@ -162,12 +200,8 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                     .append("</code> — ").append(e.getValue().size()).append(" open")
                     .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("</summary>\n<ul>\n");
             for (Open o : e.getValue()) {
-                String src = o.source();
-                String path = src.substring(0, src.lastIndexOf(':'));
-                h.append("<li>").append(o.triaged() ? "" : "⚑ ").append("<a href=\"../../../").append(Fmt.html(path))
-                        .append("\" title=\"").append(Fmt.html(src)).append("\"><code>")
-                        .append(Fmt.html(o.clazz() + ":" + o.line() + " " + o.mutator())).append("</code></a> ")
-                        .append(Fmt.html(o.method() + " (" + o.status() + ") — " + o.description()))
+                h.append("<li>").append(o.triaged() ? "" : "⚑ ").append(Fmt.sourceHtml(o.source())).append(' ')
+                        .append(Fmt.html(o.method() + " " + o.mutator() + " (" + o.status() + ") — " + o.description()))
                         .append(" — ").append(o.triaged() ? "<b>" + Fmt.html(o.verdict()) + "</b>: "
                                 + Fmt.html(o.reason()) : "<b>untriaged</b>"
                                 + (o.verdict() == null ? "" : " (triaged killed-now, still " + o.status() + ")"))
@@ -180,19 +214,37 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
 
     /** The triage as JSON-ready maps (one per open mutation). */
     public List<Map<String, Object>> openJson() {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (Open o : open) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("class", o.clazz());
-            m.put("method", o.method());
-            m.put("line", o.line());
-            m.put("source", o.source());
-            m.put("mutator", o.mutator());
-            m.put("status", o.status());
-            m.put("description", o.description());
-            m.put("verdict", o.triaged() ? o.verdict() : "untriaged");
-            m.put("reason", o.triaged() ? o.reason() : null);
-            out.add(m);
+        return open.stream().map(PitReport::json).toList();
+    }
+
+    /** One open mutation as a JSON-ready map, its verdict "untriaged" when no row settles it. */
+    static Map<String, Object> json(Open o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("class", o.clazz());
+        m.put("method", o.method());
+        m.put("line", o.line());
+        m.put("source", o.source());
+        m.put("mutator", o.mutator());
+        m.put("status", o.status());
+        m.put("description", o.description());
+        m.put("verdict", o.triaged() ? o.verdict() : "untriaged");
+        m.put("reason", o.triaged() ? o.reason() : null);
+        return m;
+    }
+
+    /**
+     * The test names of one {@code <killingTest>}, {@code <killingTests>}, {@code <succeedingTests>} or
+     * {@code <coveringTests>} element: PIT separates several by {@code |}; an absent or empty element has none.
+     */
+    static List<String> tests(String element) {
+        if (element == null || element.isBlank()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (String t : element.split("\\|")) {
+            if (!t.isBlank() && !out.contains(t.strip())) {
+                out.add(t.strip());
+            }
         }
         return out;
     }
@@ -307,9 +359,11 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         int timedOut = 0;
         List<String> survivors = new ArrayList<>();
         List<Open> open = new ArrayList<>();
+        List<Mutation> all = new ArrayList<>();
         try (InputStream in = Files.newInputStream(file)) {
             XMLStreamReader xml = factory.createXMLStreamReader(in);
             String status = null;
+            boolean detected = false;
             Map<String, String> fields = new LinkedHashMap<>();
             StringBuilder text = new StringBuilder();
             while (xml.hasNext()) {
@@ -319,8 +373,8 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                     if (xml.getLocalName().equals("mutation")) {
                         mutations++;
                         status = xml.getAttributeValue(null, "status");
-                        String detected = xml.getAttributeValue(null, "detected");
-                        if ("true".equals(detected)) {
+                        detected = "true".equals(xml.getAttributeValue(null, "detected"));
+                        if (detected) {
                             killed++;
                         }
                         if ("TIMED_OUT".equals(status)) {
@@ -333,29 +387,47 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                 } else if (event == XMLStreamReader.END_ELEMENT) {
                     String name = xml.getLocalName();
                     switch (name) {
-                        case "mutatedClass", "mutatedMethod", "lineNumber", "mutator", "description", "sourceFile" ->
+                        case "mutatedClass", "mutatedMethod", "lineNumber", "mutator", "description", "sourceFile",
+                                "killingTest", "killingTests", "succeedingTests", "coveringTests" ->
                                 fields.put(name, text.toString().trim());
                         case "mutation" -> {
                             String clazz = fields.getOrDefault("mutatedClass", "");
                             String mutator = fields.getOrDefault("mutator", "");
                             String shortMutator = mutator.substring(mutator.lastIndexOf('.') + 1);
                             String line = fields.getOrDefault("lineNumber", "");
+                            int lineNo = line.isEmpty() ? 0 : Integer.parseInt(line);
+                            String method = fields.getOrDefault("mutatedMethod", "");
+                            String description = fields.getOrDefault("description", "");
+                            String sourceFile = fields.getOrDefault("sourceFile", "");
                             if ("SURVIVED".equals(status)) {
                                 survived++;
-                                survivors.add(clazz + ":" + line + " " + shortMutator + " — "
-                                        + fields.getOrDefault("description", ""));
+                                survivors.add(source(clazz, sourceFile, lineNo) + " " + method + " " + shortMutator
+                                        + " — " + description);
                             } else if ("NO_COVERAGE".equals(status)) {
                                 noCoverage++;
                             }
+                            List<String> killers = new ArrayList<>(tests(fields.get("killingTest")));
+                            for (String t : tests(fields.get("killingTests"))) {
+                                if (!killers.contains(t)) {
+                                    killers.add(t);
+                                }
+                            }
+                            List<String> covering = null;
+                            if (fields.containsKey("coveringTests") || fields.containsKey("succeedingTests")
+                                    || fields.containsKey("killingTests")) {
+                                Set<String> c = new LinkedHashSet<>(tests(fields.get("coveringTests")));
+                                c.addAll(killers);
+                                c.addAll(tests(fields.get("succeedingTests")));
+                                covering = List.copyOf(c);
+                            }
+                            all.add(new Mutation(clazz, method, lineNo, shortMutator, status == null ? "" : status,
+                                    detected, description, sourceFile, killers, covering));
                             if ("SURVIVED".equals(status) || "NO_COVERAGE".equals(status)) {
-                                int lineNo = line.isEmpty() ? 0 : Integer.parseInt(line);
-                                String method = fields.getOrDefault("mutatedMethod", "");
                                 Row r = triage.get(clazz + "|" + method + "|" + lineNo + "|" + shortMutator);
                                 if (r != null) {
                                     used.add(r.key());
                                 }
-                                open.add(new Open(clazz, method, lineNo, shortMutator, status,
-                                        fields.getOrDefault("description", ""), fields.getOrDefault("sourceFile", ""),
+                                open.add(new Open(clazz, method, lineNo, shortMutator, status, description, sourceFile,
                                         r == null ? null : r.verdict(), r == null ? null : r.reason()));
                             }
                         }
@@ -370,6 +442,6 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         int stale = (int) triage.values().stream().filter(r -> !used.contains(r.key())
                 && !r.verdict().equals("killed-now")).count();
         return new PitReport(file, mutations, killed, survived, noCoverage, timedOut, survivors, open, triageCsv,
-                stale);
+                stale, all);
     }
 }

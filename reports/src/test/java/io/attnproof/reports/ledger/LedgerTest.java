@@ -125,14 +125,16 @@ class LedgerTest {
         assertTrue(html.contains("R1 cpu RaggedCohortTest#eachRowEqualsItselfAlone: max_abs_err 3.00e-05 not &lt;= 1.89e-06"
                 + " seed 1001 at (b=2, h=3, r=1, c=9)"), html);
         assertTrue(html.contains("<table id=\"mutants\">"), html);
-        assertTrue(html.contains("<tr class=\"survived\"><td>memo-key-drops-window</td>"), html);
+        assertTrue(html.contains("<tr class=\"survived\" id=\"mutant-memo-key-drops-window\"><td>memo-key-drops-window"
+                + "</td><td>— (no patch at mutants/catalog/memo-key-drops-window.patch)</td>"), html);
         assertTrue(html.contains("U8 max_abs_err: fix 1.00e-06 vs 7.89e-06 ✓ → mutant 1.10e-05 vs 7.89e-06 ✗"), html);
         assertTrue(html.contains("<td class=\"num\">1.39×</td><td class=\"flag\">⚑ below 2.00×</td>"), html);
         assertTrue(html.contains("<td class=\"num\">2.7e+04×</td><td class=\"flag\"></td>"), html);
         assertTrue(html.contains("patch does not apply: hunk #1 FAILED"), html);
         assertTrue(html.contains("PIT: 10 mutations, 8 killed, 1 survived, 1 no coverage; mutation score 80.0%,"
                 + " test strength 88.9%"), html);
-        assertTrue(html.contains("io.attnproof.attention.mask.UnionMaskMemo:61 ConditionalsBoundaryMutator"), html);
+        assertTrue(html.contains("<code>system-under-test/src/main/java/io/attnproof/attention/mask/UnionMaskMemo.java:61"
+                + "</code></a> get ConditionalsBoundaryMutator"), html);
         assertTrue(html.contains(Fmt.html(LedgerWriter.MARGIN_RULE)), html);
         List<String> pictures = w.pictures().stream().map(p -> p.getFileName().toString()).toList();
         assertEquals(List.of("mask-uniform-prefill.svg", "mask-uniform-chunk.svg", "mask-ragged.svg",
@@ -178,7 +180,8 @@ class LedgerTest {
         assertTrue(md.contains("| U5 | cpu | PASS | 4 | max_abs_err 3.75e-06 <= 7.89e-06 | 2.10× | 5894 |"
                 + " (b=0, h=0, r=62, c=8) | UnionOracleTest#matches |"), md);
         assertTrue(md.contains("| R1 | cpu | **FAIL** | 3 |"), md);
-        assertTrue(md.contains("| sink-in-numerator | killed | U8, U5 |"), md);
+        assertTrue(md.contains("| sink-in-numerator | — (no patch at mutants/catalog/sink-in-numerator.patch) | killed"
+                + " | U8, U5 |"), md);
         assertTrue(md.contains("⚑ below 2.00×"), md);
         assertTrue(md.contains("![R8: mean dead prefix vs speculative step (log-log)](pictures/r8-dead-prefix.svg)"), md);
 

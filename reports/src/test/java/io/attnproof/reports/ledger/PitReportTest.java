@@ -42,8 +42,9 @@ class PitReportTest {
         assertEquals(2, p.untriaged().size());
         assertEquals("triage (no pit/triage.csv): 2 open mutations (survived or no coverage), 0 triaged, 2 untriaged ⚑",
                 p.triageNote());
-        assertTrue(p.markdown().contains("⚑ `system-under-test/src/main/java/io/attnproof/attention/mask/"
-                + "UnionMaskMemo.java:61` get ConditionalsBoundaryMutator (SURVIVED)"), p.markdown());
+        assertTrue(p.markdown().contains("⚑ [`system-under-test/src/main/java/io/attnproof/attention/mask/"
+                + "UnionMaskMemo.java:61`](../../../system-under-test/src/main/java/io/attnproof/attention/mask/"
+                + "UnionMaskMemo.java#L61) get ConditionalsBoundaryMutator (SURVIVED)"), p.markdown());
     }
 
     @Test
@@ -66,10 +67,10 @@ class PitReportTest {
         String md = p.markdown();
         assertTrue(md.contains("**equivalent**: at i == n the loop body is empty, so < and <= agree"), md);
         assertTrue(md.contains("**untriaged** (triaged killed-now, still NO_COVERAGE)"), md);
-        assertTrue(p.html().contains("<a href=\"../../../system-under-test/src/main/java/io/attnproof/attention/"
-                + "tensor/Device.java\" title=\"system-under-test/src/main/java/io/attnproof/attention/tensor/"
-                + "Device.java:28\"><code>io.attnproof.attention.tensor.Device:28 NullReturnValsMutator</code></a>"),
-                p.html());
+        assertTrue(p.html().contains("<a class=\"src\" href=\"../../../system-under-test/src/main/java/io/attnproof/"
+                + "attention/tensor/Device.java#L28\" title=\"system-under-test/src/main/java/io/attnproof/attention/"
+                + "tensor/Device.java:28\"><code>system-under-test/src/main/java/io/attnproof/attention/tensor/"
+                + "Device.java:28</code></a> metal NullReturnValsMutator (NO_COVERAGE)"), p.html());
         assertEquals("untriaged", p.openJson().getFirst().get("verdict").equals("equivalent")
                 ? p.openJson().get(1).get("verdict") : p.openJson().getFirst().get("verdict"));
     }
