@@ -50,13 +50,12 @@ public final class DispatchRegistry {
     public static final int NATIVE_BLOCK_K = declare(16);
     /** Split-K (two-pass) decode: a single-query call with at least this many keys splits them into chunks. */
     public static final int SPLIT_K_MIN_KEYS = declare(1024);
-    /**
-     * Split-K chunk: keys per chunk (a multiple of {@link #UNION_TILE} and {@link #SINKS_BLOCK_K}); the native split-K
-     * kernels declare the same value ({@code SPLIT_K_CHUNK} of both sources) and refuse a grid of other chunks.
-     */
+    /** Split-K chunk: keys per chunk (a multiple of {@link #UNION_TILE} and {@link #SINKS_BLOCK_K}). */
     public static final int SPLIT_K_CHUNK = declare(256);
+
     /**
-     * Native split-K kernels ({@code SPLIT_K_THREADS} of both sources): threads per block; thread t owns output
+     * Native split-K kernels ({@code SPLIT_K_THREADS} of both sources; they declare {@link #SPLIT_K_CHUNK} too, as
+     * {@code SPLIT_K_CHUNK}, and refuse a grid of other chunks): threads per block; thread t owns output
      * elements t, t + this, ... of the row, so a head dim above it gives a thread a second element.
      */
     public static final int NATIVE_SPLIT_K_THREADS = declare(128);
