@@ -12,6 +12,13 @@
 //                            the unfused masked path: scores (q.k) * scale plus the causal/window rule (when asked)
 //                            plus an additive mask broadcast over batch, head and row; softmax with the sink in the
 //                            denominator only; P.V skipping -inf columns (a masked key is never read).
+//   sinks_decode_splitk_partial, sinks_decode_splitk_reduce
+//                            split-K (two-pass) decode of one query row per (b, h) over many keys: pass 1 gives each
+//                            chunk of SPLIT_K_CHUNK keys its max m_c, sum of exponentials l_c and unnormalised P.V o_c
+//                            (no sink); pass 2 combines the chunks by their log-sum-exp with the sink entering once,
+//                            as one extra logit column: m = max(sink, max m_c), l = e^(sink-m) + sum e^(m_c-m) l_c,
+//                            o = sum e^(m_c-m) o_c / l. Keys are admitted by the fused kernels' rule (causal, window;
+//                            the sinks decode) and by an additive mask (the union decode). Any head dim up to MAX_D.
 //
 // Layouts (row-major f32): dense q [B,Hq,tq,D], k/v [B,Hkv,tk,D], out [B,Hq,tq,D]; packed q [total_q,Hq,D],
 // k/v [total_k,Hkv,D], varlen out [nseq,Hq,max_q,D]. Query head h reads KV head h / (Hq / Hkv).
@@ -30,6 +37,9 @@ using dptr = T*;
 #define FUSED_THREADS (BLOCK_Q * BLOCK_K)
 #define MAX_D 512
 #define MAX_PER_LANE (MAX_D / BLOCK_K)
+#define SPLIT_K_CHUNK 256            // split-K decode: keys per chunk (DispatchRegistry.SPLIT_K_CHUNK)
+#define SPLIT_K_THREADS 128          // threads per split-K block; thread t owns output elements t, t + 128, ...
+#define SPLIT_K_PER_THREAD (MAX_D / SPLIT_K_THREADS)
 
 // Status words a kernel leaves in its status buffer (0: ran). The host maps them to errors.
 #define STATUS_OK 0
@@ -294,5 +304,128 @@ extern "C" __global__ void sinks_pv(dptr<const float> probs, dptr<const float> s
             if (scores[row * tk + c] != NEG_INF) acc += probs[row * tk + c] * v[v_base + (long long)c * D + e];
         }
         out[idx] = acc;
+    }
+}
+
+// Split-K pass 1. grid (ceil(tk / SPLIT_K_CHUNK), Hq, B), block (SPLIT_K_THREADS). q [B,Hq,1,D], k/v [B,Hkv,tk,D];
+// mask null or [mb, mh, 1, tk] (additive, -inf removes a key); with causal != 0 the fused kernels' rule for a single
+// query row (kv_offset = tk - 1: every key up to the diagonal, and with window > 0 only keys >= tk - window).
+// part [B, Hq, chunks, D + 2]: per chunk m_c, l_c, then o_c[D]; an empty chunk leaves m_c = -inf, l_c = 0, o_c = 0.
+extern "C" __global__ void sinks_decode_splitk_partial(dptr<const float> q, dptr<const float> k, dptr<const float> v,
+                                                       dptr<const float> mask, dptr<float> part, dptr<int> status,
+                                                       int B, int Hq, int Hkv, int tk, int D, int mb, int mh,
+                                                       int causal, int window, float scale) {
+    if (D < 1 || D > MAX_D) {
+        if (threadIdx.x == 0) status[0] = STATUS_HEAD_DIM;
+        return;
+    }
+    const int chunks = (tk + SPLIT_K_CHUNK - 1) / SPLIT_K_CHUNK;
+    if (blockDim.x != SPLIT_K_THREADS || blockDim.y != 1 || blockDim.z != 1 || Hkv < 1 || Hq % Hkv != 0 ||
+        tk < 1 || (int)gridDim.x != chunks || (int)gridDim.y != Hq || (int)gridDim.z != B) {
+        if (threadIdx.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
+        return;
+    }
+    SHARED_ARRAY(float, s_sh, SPLIT_K_CHUNK);
+    const int t = threadIdx.x;
+    const int c = blockIdx.x;
+    const int h = blockIdx.y;
+    const int b = blockIdx.z;
+    const int kvh = h / (Hq / Hkv);
+    const long long c0 = (long long)c * SPLIT_K_CHUNK;
+    const int cols = tk - c0 < SPLIT_K_CHUNK ? (int)(tk - c0) : SPLIT_K_CHUNK;
+    const long long q_base = ((long long)b * Hq + h) * D;
+    const long long kv_base = ((long long)b * Hkv + kvh) * tk * D;
+
+    // The chunk's scores, one key per thread per step, into shared memory (-inf: not admitted).
+    for (int j = t; j < SPLIT_K_CHUNK; j += SPLIT_K_THREADS) {
+        const long long key = c0 + j;
+        float s = NEG_INF;
+        if (j < cols) {
+            float add = 0.f;
+            if (causal && window > 0 && key < (long long)tk - window) add = NEG_INF;
+            if (mask != nullptr) add += mask[mask_at(b, h, 0, (int)key, mb, mh, 1, tk)];
+            if (add != NEG_INF) {
+                float dot = 0.f;
+                for (int e = 0; e < D; ++e) dot += q[q_base + e] * k[kv_base + key * D + e];
+                s = dot * scale + add;
+            }
+        }
+        s_sh[j] = s;
+    }
+    __syncthreads();  // every score written; from here shared memory is only read
+
+    // Every thread: the chunk's max and weight sum in key order (the same bits on every thread), and its own output
+    // elements of the unnormalised P.V.
+    float m = NEG_INF;
+    for (int j = 0; j < cols; ++j) m = fmaxf(m, s_sh[j]);
+    float l = 0.f;
+    float acc[SPLIT_K_PER_THREAD];
+#pragma unroll
+    for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) acc[u] = 0.f;
+    if (m != NEG_INF) {
+        for (int j = 0; j < cols; ++j) {
+            const float sj = s_sh[j];
+            if (sj == NEG_INF) continue;  // a key with no weight is never read
+            const float p = expf(sj - m);
+            l += p;
+            const long long v_off = kv_base + (c0 + j) * D;
+#pragma unroll
+            for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) {
+                const int e = t + u * SPLIT_K_THREADS;
+                if (e < D) acc[u] += p * v[v_off + e];
+            }
+        }
+    }
+    const long long at = (((long long)b * Hq + h) * chunks + c) * (D + 2);
+    if (t == 0) {
+        part[at] = m;
+        part[at + 1] = l;
+    }
+#pragma unroll
+    for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) {
+        const int e = t + u * SPLIT_K_THREADS;
+        if (e < D) part[at + 2 + e] = acc[u];
+    }
+}
+
+// Split-K pass 2. grid (1, Hq, B), block (SPLIT_K_THREADS): the chunks of row (b, h) combined in chunk order with the
+// sink entering once; out [B, Hq, 1, D]; zeros when no key was admitted and there is no sink.
+extern "C" __global__ void sinks_decode_splitk_reduce(dptr<const float> part, dptr<const float> sinks,
+                                                      dptr<float> out, dptr<int> status, int B, int Hq, int chunks,
+                                                      int D) {
+    if (D < 1 || D > MAX_D) {
+        if (threadIdx.x == 0) status[0] = STATUS_HEAD_DIM;
+        return;
+    }
+    if (blockDim.x != SPLIT_K_THREADS || blockDim.y != 1 || blockDim.z != 1 || chunks < 1 || gridDim.x != 1 ||
+        (int)gridDim.y != Hq || (int)gridDim.z != B) {
+        if (threadIdx.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
+        return;
+    }
+    const int t = threadIdx.x;
+    const int h = blockIdx.y;
+    const int b = blockIdx.z;
+    const long long row = ((long long)b * Hq + h) * chunks * (D + 2);
+    const long long o_base = ((long long)b * Hq + h) * D;
+    const float sink = sinks[h];
+    float m = sink;
+    for (int c = 0; c < chunks; ++c) m = fmaxf(m, part[row + c * (D + 2)]);
+    if (m == NEG_INF) {
+        for (int e = t; e < D; e += SPLIT_K_THREADS) out[o_base + e] = 0.f;
+        return;
+    }
+    // The sink: one extra logit column, in the denominator only.
+    float l = sink == NEG_INF ? 0.f : expf(sink - m);
+    for (int c = 0; c < chunks; ++c) {
+        const float mc = part[row + c * (D + 2)];
+        if (mc != NEG_INF) l += expf(mc - m) * part[row + c * (D + 2) + 1];
+    }
+    for (int e = t; e < D; e += SPLIT_K_THREADS) {
+        float o = 0.f;
+        for (int c = 0; c < chunks; ++c) {
+            const float mc = part[row + c * (D + 2)];
+            if (mc != NEG_INF) o += expf(mc - m) * part[row + c * (D + 2) + 2 + e];
+        }
+        out[o_base + e] = o / l;
     }
 }

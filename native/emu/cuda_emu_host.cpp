@@ -78,6 +78,29 @@ int launch_sinks_pv(Args& a, dim3 grid, dim3 block, std::string& error) {
     }, error);
 }
 
+int launch_sinks_decode_splitk_partial(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto q = a.f32_buf(0, "q"), k = a.f32_buf(1, "k"), v = a.f32_buf(2, "v"), mask = a.f32_buf(3, "mask");
+    auto part = a.f32_buf(4, "part");
+    auto status = a.i32_buf(5, "status");
+    int B = a.i32(6), Hq = a.i32(7), Hkv = a.i32(8), tk = a.i32(9), D = a.i32(10), mb = a.i32(11), mh = a.i32(12),
+        causal = a.i32(13), window = a.i32(14);
+    float scale = a.f32(15);
+    if (!a.ok(16)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("sinks_decode_splitk_partial", grid, block, kLimits, [=] {
+        sinks_decode_splitk_partial(q, k, v, mask, part, status, B, Hq, Hkv, tk, D, mb, mh, causal, window, scale);
+    }, error);
+}
+
+int launch_sinks_decode_splitk_reduce(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto part = a.f32_buf(0, "part"), sinks = a.f32_buf(1, "sinks"), out = a.f32_buf(2, "out");
+    auto status = a.i32_buf(3, "status");
+    int B = a.i32(4), Hq = a.i32(5), chunks = a.i32(6), D = a.i32(7);
+    if (!a.ok(8)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("sinks_decode_splitk_reduce", grid, block, kLimits, [=] {
+        sinks_decode_splitk_reduce(part, sinks, out, status, B, Hq, chunks, D);
+    }, error);
+}
+
 int launch_race_probe(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch_race_probe(a, grid, block, kLimits, error);
 }
@@ -94,6 +117,8 @@ const std::map<std::string, emu::Launcher> kKernels = {
     {"sinks_scores", launch_sinks_scores},
     {"softmax_with_sinks", launch_softmax_with_sinks},
     {"sinks_pv", launch_sinks_pv},
+    {"sinks_decode_splitk_partial", launch_sinks_decode_splitk_partial},
+    {"sinks_decode_splitk_reduce", launch_sinks_decode_splitk_reduce},
 };
 
 }  // namespace

@@ -85,6 +85,30 @@ int launch_sinks_pv_metal(Args& a, dim3 grid, dim3 block, std::string& error) {
     }, error);
 }
 
+int launch_sinks_decode_splitk_partial_metal(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto q = a.f32_buf(BUF(sinks_decode_splitk_partial_metal, q), "q"), k = a.f32_buf(BUF(sinks_decode_splitk_partial_metal, k), "k"), v = a.f32_buf(BUF(sinks_decode_splitk_partial_metal, v), "v");
+    auto mask = a.f32_buf(BUF(sinks_decode_splitk_partial_metal, mask), "mask"), part = a.f32_buf(BUF(sinks_decode_splitk_partial_metal, part), "part");
+    auto status = a.i32_buf(BUF(sinks_decode_splitk_partial_metal, status), "status");
+    AttnParams p = a.bytes<AttnParams>(BUF(sinks_decode_splitk_partial_metal, p));
+    if (!a.ok(BUFFERS(sinks_decode_splitk_partial_metal))) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("sinks_decode_splitk_partial_metal", grid, block, kLimits, [=] {
+        sinks_decode_splitk_partial_metal(q, k, v, mask, part, status, p, u3(emu::t_block), u3(emu::t_thread),
+                                          u3(emu::t_block_dim), u3(emu::t_grid_dim));
+    }, error);
+}
+
+int launch_sinks_decode_splitk_reduce_metal(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto part = a.f32_buf(BUF(sinks_decode_splitk_reduce_metal, part), "part"), sinks = a.f32_buf(BUF(sinks_decode_splitk_reduce_metal, sinks), "sinks");
+    auto out = a.f32_buf(BUF(sinks_decode_splitk_reduce_metal, out), "out");
+    auto status = a.i32_buf(BUF(sinks_decode_splitk_reduce_metal, status), "status");
+    AttnParams p = a.bytes<AttnParams>(BUF(sinks_decode_splitk_reduce_metal, p));
+    if (!a.ok(BUFFERS(sinks_decode_splitk_reduce_metal))) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("sinks_decode_splitk_reduce_metal", grid, block, kLimits, [=] {
+        sinks_decode_splitk_reduce_metal(part, sinks, out, status, p, u3(emu::t_block), u3(emu::t_thread),
+                                         u3(emu::t_block_dim), u3(emu::t_grid_dim));
+    }, error);
+}
+
 int launch_race_probe(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch_race_probe(a, grid, block, kLimits, error);
 }
@@ -101,6 +125,8 @@ const std::map<std::string, emu::Launcher> kKernels = {
     {"sinks_scores_metal", launch_sinks_scores_metal},
     {"softmax_with_sinks_metal", launch_softmax_with_sinks_metal},
     {"sinks_pv_metal", launch_sinks_pv_metal},
+    {"sinks_decode_splitk_partial_metal", launch_sinks_decode_splitk_partial_metal},
+    {"sinks_decode_splitk_reduce_metal", launch_sinks_decode_splitk_reduce_metal},
 };
 
 }  // namespace

@@ -8,6 +8,10 @@
 //   flash_attn_sinks_varlen_metal  the same tiles over packed rows (cu_seqlens), zero rows up to max_q.
 //   sinks_scores_metal, softmax_with_sinks_metal, sinks_pv_metal
 //                                  the unfused masked path: scores + rule + additive mask, softmax with sinks, P.V.
+//   sinks_decode_splitk_partial_metal, sinks_decode_splitk_reduce_metal
+//                                  split-K (two-pass) decode of one query row per (b, h): per chunk of SPLIT_K_CHUNK
+//                                  keys its max, sum of exponentials and unnormalised P.V (no sink), then the chunks
+//                                  combined by their log-sum-exp with the sink entering once (one extra logit column).
 //
 // Buffers are bound in argument order from index 0; AttnParams is bound with setBytes after the last buffer.
 // Compiled at run time by the metal lane (fast math off: the -inf logic needs IEEE semantics), and as host C++ by
@@ -27,6 +31,9 @@ using namespace metal;
 #define FUSED_THREADS (BLOCK_Q * BLOCK_K)
 #define MAX_D 256
 #define MAX_PER_LANE (MAX_D / BLOCK_K)
+#define SPLIT_K_CHUNK 256            // split-K decode: keys per chunk (DispatchRegistry.SPLIT_K_CHUNK)
+#define SPLIT_K_THREADS 128          // threads per split-K threadgroup; thread t owns output elements t, t + 128, ...
+#define SPLIT_K_PER_THREAD (MAX_D / SPLIT_K_THREADS)
 
 #define STATUS_OK 0
 #define STATUS_MASK_REFUSED 1
@@ -50,7 +57,7 @@ struct AttnParams {
     int mq;
     int causal;
     float scale;
-    int reserved;
+    int chunks;  // split-K: the chunks of a row (sinks_decode_splitk_reduce_metal); 0 elsewhere
 };
 
 inline bool metal_head_dim(int d) {
@@ -306,5 +313,133 @@ kernel void sinks_pv_metal(DPTR(const float) probs [[buffer(0)]], DPTR(const flo
             if (scores[row * p.tk + c] != -INFINITY) acc += probs[row * p.tk + c] * v[v_base + long(c) * p.D + e];
         }
         out[idx] = acc;
+    }
+}
+
+// Split-K pass 1. threadgroups (ceil(tk / SPLIT_K_CHUNK), Hq, B), threads per threadgroup (SPLIT_K_THREADS).
+// q [B,Hq,1,D], k/v [B,Hkv,tk,D]; mask (when has_mask) [mb, mh, 1, tk] additive; with causal the fused kernels' rule
+// for a single query row (every key up to the diagonal tk - 1; with window > 0 only keys >= tk - window).
+// part [B, Hq, chunks, D + 2]: per chunk m_c, l_c, then o_c[D]; an empty chunk leaves -inf, 0, zeros.
+kernel void sinks_decode_splitk_partial_metal(DPTR(const float) q [[buffer(0)]], DPTR(const float) k [[buffer(1)]],
+                                              DPTR(const float) v [[buffer(2)]], DPTR(const float) mask [[buffer(3)]],
+                                              DPTR(float) part [[buffer(4)]], DPTR(int) status [[buffer(5)]],
+                                              constant AttnParams& p [[buffer(6)]],
+                                              uint3 tgpos [[threadgroup_position_in_grid]],
+                                              uint3 tpos [[thread_position_in_threadgroup]],
+                                              uint3 tpg [[threads_per_threadgroup]],
+                                              uint3 tgs [[threadgroups_per_grid]]) {
+    if (p.D < 1 || p.D > MAX_D) {
+        if (tpos.x == 0) status[0] = STATUS_HEAD_DIM;
+        return;
+    }
+    const int chunks = (p.tk + SPLIT_K_CHUNK - 1) / SPLIT_K_CHUNK;
+    if (tpg.x != SPLIT_K_THREADS || tpg.y != 1 || tpg.z != 1 || p.Hkv < 1 || p.Hq % p.Hkv != 0 || p.tk < 1 ||
+        int(tgs.x) != chunks || int(tgs.y) != p.Hq || int(tgs.z) != p.B) {
+        if (tpos.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
+        return;
+    }
+    TG_ARRAY(float, s_sh, SPLIT_K_CHUNK);
+    const int t = int(tpos.x);
+    const int c = int(tgpos.x);
+    const int h = int(tgpos.y);
+    const int b = int(tgpos.z);
+    const int D = p.D;
+    const int tk = p.tk;
+    const int kvh = h / (p.Hq / p.Hkv);
+    const long c0 = long(c) * SPLIT_K_CHUNK;
+    const int cols = tk - c0 < SPLIT_K_CHUNK ? int(tk - c0) : SPLIT_K_CHUNK;
+    const long q_base = (long(b) * p.Hq + h) * D;
+    const long kv_base = (long(b) * p.Hkv + kvh) * tk * D;
+
+    for (int j = t; j < SPLIT_K_CHUNK; j += SPLIT_K_THREADS) {
+        const long key = c0 + j;
+        float s = -INFINITY;
+        if (j < cols) {
+            float add = 0.0f;
+            if (p.causal != 0 && p.window > 0 && key < long(tk) - p.window) add = -INFINITY;
+            if (p.has_mask != 0) add += mask[mask_at(b, h, 0, int(key), p.mb, p.mh, 1, tk)];
+            if (add != -INFINITY) {
+                float dot = 0.0f;
+                for (int e = 0; e < D; ++e) dot += q[q_base + e] * k[kv_base + key * D + e];
+                s = dot * p.scale + add;
+            }
+        }
+        s_sh[j] = s;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);  // every score written; from here only read
+
+    float m = -INFINITY;
+    for (int j = 0; j < cols; ++j) m = fmax(m, s_sh[j]);
+    float l = 0.0f;
+    float acc[SPLIT_K_PER_THREAD];
+    for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) acc[u] = 0.0f;
+    if (m != -INFINITY) {
+        for (int j = 0; j < cols; ++j) {
+            const float sj = s_sh[j];
+            if (sj == -INFINITY) continue;
+            const float w = exp(sj - m);
+            l += w;
+            const long v_off = kv_base + (c0 + j) * D;
+            for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) {
+                const int e = t + u * SPLIT_K_THREADS;
+                if (e < D) acc[u] += w * v[v_off + e];
+            }
+        }
+    }
+    const long at = ((long(b) * p.Hq + h) * chunks + c) * (D + 2);
+    if (t == 0) {
+        part[at] = m;
+        part[at + 1] = l;
+    }
+    for (int u = 0; u < SPLIT_K_PER_THREAD; ++u) {
+        const int e = t + u * SPLIT_K_THREADS;
+        if (e < D) part[at + 2 + e] = acc[u];
+    }
+}
+
+// Split-K pass 2. threadgroups (1, Hq, B), threads per threadgroup (SPLIT_K_THREADS): the p.chunks chunks of row
+// (b, h) combined in chunk order, the sink entering once; out [B, Hq, 1, D]; zeros when nothing and no sink.
+kernel void sinks_decode_splitk_reduce_metal(DPTR(const float) part [[buffer(0)]], DPTR(const float) sinks [[buffer(1)]],
+                                             DPTR(float) out [[buffer(2)]], DPTR(int) status [[buffer(3)]],
+                                             constant AttnParams& p [[buffer(4)]],
+                                             uint3 tgpos [[threadgroup_position_in_grid]],
+                                             uint3 tpos [[thread_position_in_threadgroup]],
+                                             uint3 tpg [[threads_per_threadgroup]],
+                                             uint3 tgs [[threadgroups_per_grid]]) {
+    if (p.D < 1 || p.D > MAX_D) {
+        if (tpos.x == 0) status[0] = STATUS_HEAD_DIM;
+        return;
+    }
+    if (tpg.x != SPLIT_K_THREADS || tpg.y != 1 || tpg.z != 1 || p.chunks < 1 || tgs.x != 1 || int(tgs.y) != p.Hq ||
+        int(tgs.z) != p.B) {
+        if (tpos.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
+        return;
+    }
+    const int t = int(tpos.x);
+    const int h = int(tgpos.y);
+    const int b = int(tgpos.z);
+    const int D = p.D;
+    const int chunks = p.chunks;
+    const long row = (long(b) * p.Hq + h) * chunks * (D + 2);
+    const long o_base = (long(b) * p.Hq + h) * D;
+    const float sink = sinks[h];
+    float m = sink;
+    for (int c = 0; c < chunks; ++c) m = fmax(m, part[row + c * (D + 2)]);
+    if (m == -INFINITY) {
+        for (int e = t; e < D; e += SPLIT_K_THREADS) out[o_base + e] = 0.0f;
+        return;
+    }
+    float l = sink == -INFINITY ? 0.0f : exp(sink - m);
+    for (int c = 0; c < chunks; ++c) {
+        const float mc = part[row + c * (D + 2)];
+        if (mc != -INFINITY) l += exp(mc - m) * part[row + c * (D + 2) + 1];
+    }
+    for (int e = t; e < D; e += SPLIT_K_THREADS) {
+        float o = 0.0f;
+        for (int c = 0; c < chunks; ++c) {
+            const float mc = part[row + c * (D + 2)];
+            if (mc != -INFINITY) o += exp(mc - m) * part[row + c * (D + 2) + 2 + e];
+        }
+        out[o_base + e] = o / l;
     }
 }

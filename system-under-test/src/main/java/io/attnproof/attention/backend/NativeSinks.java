@@ -1,6 +1,8 @@
 package io.attnproof.attention.backend;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.dispatch.DispatchRegistry;
+import io.attnproof.attention.dispatch.DispatchTrace;
 import io.attnproof.attention.sinks.CuSeqlens;
 import io.attnproof.attention.sinks.SinksCall;
 import io.attnproof.attention.sinks.SinksDispatch;
@@ -35,24 +37,33 @@ final class NativeSinks {
     /** How a kernel source names its entry points and takes its arguments. */
     enum Dialect {
         /** Scalar parameters after the buffers; a null pointer for an absent buffer; max head dim 512. */
-        CUDA("flash_attn_sinks", "flash_attn_sinks_varlen", "sinks_scores", "softmax_with_sinks", "sinks_pv", 512),
+        CUDA("flash_attn_sinks", "flash_attn_sinks_varlen", "sinks_scores", "softmax_with_sinks", "sinks_pv",
+                "sinks_decode_splitk_partial", "sinks_decode_splitk_reduce",
+                DispatchRegistry.CUDA_NATIVE_MAX_HEAD_DIM),
         /** Buffers bound from index 0, then one {@code AttnParams} block; absent buffers are dummies; max 256. */
         METAL("flash_attn_sinks_metal", "flash_attn_sinks_varlen_metal", "sinks_scores_metal",
-                "softmax_with_sinks_metal", "sinks_pv_metal", 256);
+                "softmax_with_sinks_metal", "sinks_pv_metal", "sinks_decode_splitk_partial_metal",
+                "sinks_decode_splitk_reduce_metal", DispatchRegistry.METAL_NATIVE_MAX_HEAD_DIM);
 
         final String fused;
         final String varlen;
         final String scores;
         final String softmax;
         final String pv;
+        final String splitPartial;
+        final String splitReduce;
+        /** The varlen and split-K kernels' largest head dim ({@code MAX_D} of the source; the registry's). */
         final int maxHeadDim;
 
-        Dialect(String fused, String varlen, String scores, String softmax, String pv, int maxHeadDim) {
+        Dialect(String fused, String varlen, String scores, String softmax, String pv, String splitPartial,
+                String splitReduce, int maxHeadDim) {
             this.fused = fused;
             this.varlen = varlen;
             this.scores = scores;
             this.softmax = softmax;
             this.pv = pv;
+            this.splitPartial = splitPartial;
+            this.splitReduce = splitReduce;
             this.maxHeadDim = maxHeadDim;
         }
 
@@ -67,10 +78,16 @@ final class NativeSinks {
 
     /** The {@code AttnParams} block of the Metal kernels, word by word. */
     record Params(int b, int hq, int hkv, int tq, int tk, int d, int window, boolean hasMask, int nseq, int maxQ,
-            int mb, int mh, int mq, boolean causal, float scale) {
+            int mb, int mh, int mq, boolean causal, float scale, int chunks) {
+        /** Every kernel but the split-K reduce: no chunks. */
+        Params(int b, int hq, int hkv, int tq, int tk, int d, int window, boolean hasMask, int nseq, int maxQ,
+                int mb, int mh, int mq, boolean causal, float scale) {
+            this(b, hq, hkv, tq, tk, d, window, hasMask, nseq, maxQ, mb, mh, mq, causal, scale, 0);
+        }
+
         int[] words() {
             return new int[] {b, hq, hkv, tq, tk, d, window, hasMask ? 1 : 0, nseq, maxQ, mb, mh, mq, causal ? 1 : 0,
-                Float.floatToRawIntBits(scale), 0};
+                Float.floatToRawIntBits(scale), chunks};
         }
     }
 
@@ -104,6 +121,14 @@ final class NativeSinks {
                 refuseMask(mask, "(no rows to launch)");
             }
             return Tensor.of(new float[b * hq * tq * d], q.dtype(), q.device(), b, hq, tq, d);
+        }
+        DispatchTrace.last().sinksSplitChunks = 0;
+        if (mask == null && tq == 1 && DispatchRegistry.splitK(tq, call.tk()) && d <= dialect.maxHeadDim) {
+            // Split-K decode (the registry's switch and chunk, as the Java kernel): the causal/window rule inside.
+            float[] o = splitKDecode(b, hq, call.kvHeads(), call.tk(), d, q.toFloatArray(), k.toFloatArray(),
+                    v.toFloatArray(), call.sink(), null, new int[] {1, 1}, true, window);
+            DispatchTrace.last().sinksSplitChunks = DispatchRegistry.splitChunks(call.tk());
+            return Tensor.of(o, q.dtype(), q.device(), b, hq, tq, d);
         }
         DeviceBuffer qb = DeviceBuffer.input("q", q.toFloatArray());
         DeviceBuffer kb = DeviceBuffer.input("k", k.toFloatArray());
@@ -171,8 +196,10 @@ final class NativeSinks {
             return Tensor.of(new float[nseq * hq * maxQ * d], q.dtype(), q.device(), nseq, hq, maxQ, d);
         }
         if (d > dialect.maxHeadDim) {
+            DispatchTrace.last().varlenKernel = "unfused-by-rows";
             return varlenByRows(q, k, v, sinks, cu, window);
         }
+        DispatchTrace.last().varlenKernel = dialect.varlen;
         DeviceBuffer out = DeviceBuffer.output("out", nseq * hq * maxQ * d);
         DeviceBuffer status = DeviceBuffer.status();
         List<KernelArg> args = new ArrayList<>(List.of(KernelArg.of(DeviceBuffer.input("q", q.toFloatArray())),
@@ -235,8 +262,79 @@ final class NativeSinks {
             Require.that(sink.length == h, "sink.length", sink.length, "equal the heads " + h);
             System.arraycopy(sink, 0, s, 0, h);
         }
+        DispatchTrace.last().unionSplitRows = 0;
+        if (DispatchRegistry.splitK(tq, n) && tq == 1 && d <= dialect.maxHeadDim) {
+            float[] m = checkedMask(mask);
+            if (DispatchRegistry.splitK(tq, mostAdmitted(m, n))) {
+                // The union decode through the split-K kernels, its composed mask applied inside (no causal rule).
+                float[] o = splitKDecode(b, h, 1, n, d, q.toFloatArray(), keys.toFloatArray(), values.toFloatArray(),
+                        s, m, new int[] {ms[0], ms[1]}, false, 0);
+                DispatchTrace.last().unionSplitRows = b * h;
+                return o;
+            }
+        }
         return unfused(b, h, 1, tq, n, d, q.toFloatArray(), keys.toFloatArray(), values.toFloatArray(), s, mask,
                 false, 0);
+    }
+
+    /** The most keys one row of a single-query mask ({@code rows} rows of {@code n} columns) admits (not -inf). */
+    private static int mostAdmitted(float[] mask, int n) {
+        int most = 0;
+        for (int r = 0; r < mask.length / n; r++) {
+            int admitted = 0;
+            for (int c = 0; c < n; c++) {
+                admitted += mask[r * n + c] == Float.NEGATIVE_INFINITY ? 0 : 1;
+            }
+            most = Math.max(most, admitted);
+        }
+        return most;
+    }
+
+    /**
+     * Split-K (two-pass) decode of one query row per (b, h) over {@code tk} keys: {@code sinks_decode_splitk_partial}
+     * gives each chunk of {@link DispatchRegistry#SPLIT_K_CHUNK} keys its max, sum of exponentials and unnormalised
+     * P.V, {@code sinks_decode_splitk_reduce} combines them with the sink entering once. {@code mask} is null or
+     * {@code [md[0], md[1], 1, tk]}; {@code causal} applies the fused kernels' rule with {@code window}. Returns
+     * {@code [B, Hq, 1, D]}.
+     */
+    private float[] splitKDecode(int b, int hq, int hkv, int tk, int d, float[] q, float[] k, float[] v, float[] sink,
+            float[] mask, int[] md, boolean causal, int window) {
+        int chunks = DispatchRegistry.splitChunks(tk);
+        long partLen = (long) b * hq * chunks * (d + 2);
+        Require.that(partLen <= Integer.MAX_VALUE - 8, "B*Hq*chunks*(D+2)", partLen, "fit one device buffer");
+        DeviceBuffer part = DeviceBuffer.scratch("part", (int) partLen);
+        DeviceBuffer out = DeviceBuffer.output("out", b * hq * d);
+        DeviceBuffer status = DeviceBuffer.status();
+        DeviceBuffer sb = DeviceBuffer.input("sinks", sink);
+        KernelArg maskArg = maskArg(mask);
+        int threads = DispatchRegistry.NATIVE_SPLIT_K_THREADS;
+        List<KernelArg> partial = new ArrayList<>(List.of(KernelArg.of(DeviceBuffer.input("q", q)),
+                KernelArg.of(DeviceBuffer.input("k", k)), KernelArg.of(DeviceBuffer.input("v", v)), maskArg,
+                KernelArg.of(part), KernelArg.of(status)));
+        List<KernelArg> reduce = new ArrayList<>(List.of(KernelArg.of(part), KernelArg.of(sb), KernelArg.of(out),
+                KernelArg.of(status)));
+        if (dialect == Dialect.CUDA) {
+            partial.addAll(List.of(KernelArg.i32(b), KernelArg.i32(hq), KernelArg.i32(hkv), KernelArg.i32(tk),
+                    KernelArg.i32(d), KernelArg.i32(md[0]), KernelArg.i32(md[1]), KernelArg.i32(causal ? 1 : 0),
+                    KernelArg.i32(window), KernelArg.f32(scale(d))));
+            reduce.addAll(List.of(KernelArg.i32(b), KernelArg.i32(hq), KernelArg.i32(chunks), KernelArg.i32(d)));
+        } else {
+            partial.add(new KernelArg.Params(new Params(b, hq, hkv, 1, tk, d, window, mask != null, 0, 0, md[0], md[1],
+                    1, causal, scale(d)).words()));
+            reduce.add(new KernelArg.Params(new Params(b, hq, hkv, 1, tk, d, 0, false, 0, 0, 1, 1, 1, false, scale(d),
+                    chunks).words()));
+        }
+        runner.run(List.of(new KernelLaunch(dialect.splitPartial, new int[] {chunks, hq, b},
+                new int[] {threads, 1, 1}, partial),
+                new KernelLaunch(dialect.splitReduce, new int[] {1, hq, b}, new int[] {threads, 1, 1}, reduce)));
+        switch (status.ints()[0]) {
+            case STATUS_OK -> {
+            }
+            case STATUS_HEAD_DIM -> Require.that(false, "head_dim", d, "be at most " + dialect.maxHeadDim + " for "
+                    + dialect.splitPartial + " (the " + lane + " kernel refused it, status " + STATUS_HEAD_DIM + ")");
+            default -> badStatus(dialect.splitPartial + "/" + dialect.splitReduce, status.ints()[0]);
+        }
+        return out.floats();
     }
 
     Tensor softmaxWithSinks(Tensor logits, Tensor sinks, Tensor mask) {

@@ -53,6 +53,21 @@ public final class DispatchRegistry {
     /** Split-K chunk: keys per chunk (a multiple of {@link #UNION_TILE} and {@link #SINKS_BLOCK_K}). */
     public static final int SPLIT_K_CHUNK = declare(256);
 
+    /**
+     * Native split-K kernels ({@code SPLIT_K_THREADS} of both sources; they declare {@link #SPLIT_K_CHUNK} too, as
+     * {@code SPLIT_K_CHUNK}, and refuse a grid of other chunks): threads per block; thread t owns output
+     * elements t, t + this, ... of the row, so a head dim above it gives a thread a second element.
+     */
+    public static final int NATIVE_SPLIT_K_THREADS = declare(128);
+    /**
+     * {@code MAX_D} of native/cuda/sinks_attn.cu: the largest head dim of {@code flash_attn_sinks_varlen} and of the
+     * split-K kernels; a varlen call above it runs each sequence through the unfused kernels, a decode through the
+     * unfused kernels too.
+     */
+    public static final int CUDA_NATIVE_MAX_HEAD_DIM = declare(512);
+    /** {@code MAX_D} of native/metal/sinks_attn.metal: the same limit for the Metal varlen and split-K kernels. */
+    public static final int METAL_NATIVE_MAX_HEAD_DIM = declare(256);
+
     /** One boundary: where a decision switches, on which lanes, and the rule in words. */
     public record Threshold(String id, String decision, long value, List<String> lanes, String rule) {
     }
@@ -117,10 +132,19 @@ public final class DispatchRegistry {
                 List.of(CUDA_EMU, METAL_EMU, CUDA, METAL), NATIVE_BLOCK_Q + " query rows per block"));
         out.add(new Threshold("native.block_k", "native fused kernels' key tile", NATIVE_BLOCK_K,
                 List.of(CUDA_EMU, METAL_EMU, CUDA, METAL), NATIVE_BLOCK_K + " keys per tile"));
-        out.add(new Threshold("split_k.min_keys", "split-K decode from", SPLIT_K_MIN_KEYS, List.of(CPU),
+        out.add(new Threshold("split_k.min_keys", "split-K decode from", SPLIT_K_MIN_KEYS, every,
                 "t_q == 1 and k_len >= " + SPLIT_K_MIN_KEYS + " split the keys"));
-        out.add(new Threshold("split_k.chunk", "split-K chunk", SPLIT_K_CHUNK, List.of(CPU),
+        out.add(new Threshold("split_k.chunk", "split-K chunk", SPLIT_K_CHUNK, every,
                 SPLIT_K_CHUNK + " keys per chunk"));
+        out.add(new Threshold("native.split_k.threads", "native split-K kernels' threads per row",
+                NATIVE_SPLIT_K_THREADS, List.of(CUDA_EMU, METAL_EMU, CUDA, METAL),
+                "head dims above " + NATIVE_SPLIT_K_THREADS + " give a thread a second output element"));
+        out.add(new Threshold("cuda.native.max_head_dim", "CUDA varlen and split-K kernels vs unfused",
+                CUDA_NATIVE_MAX_HEAD_DIM, List.of(CUDA_EMU, CUDA), "flash_attn_sinks_varlen and the split-K kernels"
+                + " run head dims up to " + CUDA_NATIVE_MAX_HEAD_DIM + "; above, the unfused kernels"));
+        out.add(new Threshold("metal.native.max_head_dim", "Metal varlen and split-K kernels vs unfused",
+                METAL_NATIVE_MAX_HEAD_DIM, List.of(METAL_EMU, METAL), "flash_attn_sinks_varlen_metal and the"
+                + " split-K kernels run head dims up to " + METAL_NATIVE_MAX_HEAD_DIM + "; above, the unfused kernels"));
         return Collections.unmodifiableList(out);
     }
 }

@@ -13,6 +13,8 @@ public final class DispatchTrace {
         public String sinksKernel;
         /** Whether the last fused sinks kernel split its keys (split-K), and into how many chunks. */
         public int sinksSplitChunks;
+        /** The native varlen path of the last varlen call: its kernel's name, or {@code unfused-by-rows}. */
+        public String varlenKernel;
         /** The CPU union engine decision: {@code scalar-small-call} or {@code default}. */
         public String unionEngine;
         /** Whether the last CPU union call ran on the fork-join pool. */

@@ -44,7 +44,7 @@ class KernelSourcesTest {
     }
 
     static Set<String> hostKernels(NativeSinks.Dialect d) {
-        return new TreeSet<>(List.of(d.fused, d.varlen, d.scores, d.softmax, d.pv));
+        return new TreeSet<>(List.of(d.fused, d.varlen, d.scores, d.softmax, d.pv, d.splitPartial, d.splitReduce));
     }
 
     @Test

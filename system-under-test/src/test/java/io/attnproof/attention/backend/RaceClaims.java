@@ -114,6 +114,19 @@ abstract class RaceClaims {
         }
         failed += racesThrown(() -> lane.softmaxWithSinks(Tensor.of(logits, DType.F32, device(), 2, 3, 4, 9),
                 Tensor.of(new float[] {0.5f, -1.25f, 2f}, DType.F32, device(), 3), null));
+        // B5: split-K decodes (the sinks decode with a window whose start lies inside a chunk, and the union decode
+        // with its mask through attendMasked), last chunks of 1 and of a full chunk's keys.
+        for (int tk : new int[] {1025, 1280}) {
+            SinksInputs in = SinksInputs.generate(1500L + tk, 1, 2, 1, 1, tk, 64, Precision.F32, 2.0);
+            failed += racesThrown(() -> lane.flashAttnSinks(on(in.q()), on(in.k()), on(in.v()),
+                    SinksRun.sinks(in.sinks(), device()), null, tk - 300));
+            float[] mask = new float[tk];
+            for (int c = 250; c < 262; c++) {
+                mask[c] = Float.NEGATIVE_INFINITY;
+            }
+            failed += racesThrown(() -> lane.attendMasked(on(in.q()), on(in.k()), on(in.v()),
+                    Tensor.of(mask, DType.F32, device(), 1, 1, 1, tk), null));
+        }
         return failed;
     }
 
@@ -124,7 +137,7 @@ abstract class RaceClaims {
         Evidence e = ev.backend(lane().name());
         e.seed(310);
         NativeSinks.Dialect d = dialect();
-        List<String> kernels = List.of(d.fused, d.varlen, d.scores, d.softmax, d.pv);
+        List<String> kernels = List.of(d.fused, d.varlen, d.scores, d.softmax, d.pv, d.splitPartial, d.splitReduce);
         Map<String, EmuRunner.RaceStats> before = new LinkedHashMap<>();
         for (String k : kernels) {
             before.put(k, runner().races(k));
@@ -137,7 +150,7 @@ abstract class RaceClaims {
             long accesses = a.sharedAccesses() - b.sharedAccesses();
             long races = a.races() - b.races();
             e.degeneracy("launched[" + k + "]", launches, Comparison.GT, 0, launches + " launches");
-            if (k.equals(d.fused) || k.equals(d.varlen)) {
+            if (k.equals(d.fused) || k.equals(d.varlen) || k.equals(d.splitPartial)) {
                 e.degeneracy("shared_accesses_checked[" + k + "]", accesses, Comparison.GT, 0,
                         accesses + " shared-memory reads and writes checked");
             } else {

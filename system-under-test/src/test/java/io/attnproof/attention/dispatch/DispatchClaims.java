@@ -57,6 +57,8 @@ abstract class DispatchClaims {
     static final long SPEC_PARALLEL_MIN_MACS = 1L << 23; // README: calls above 8 M run on the fork-join pool
     static final int SPEC_SPLIT_MIN = 1024; // "kv_len >= 1024"
     static final int SPEC_CHUNK = 256; // the documented split-K chunk
+    static final int SPEC_CUDA_NATIVE_MAX_D = 512; // native/README.md: the CUDA varlen kernel takes any head dim to 512
+    static final int SPEC_METAL_NATIVE_MAX_D = 256; // native/README.md: the Metal kernels take head dims to 256
     static final Precision P = Precision.F32;
 
     abstract Backend lane();
@@ -361,8 +363,40 @@ abstract class DispatchClaims {
                 int tk = SPEC_SPLIT_MIN + x; // one chunk edge past the switch: 1279, 1280, 1281
                 SinksOut s = sinks(device(Device.Kind.CUDA), sinksInputs(seed, 1, 2, 1, 1, tk, 64, 0), null, 0, true);
                 int expected = (tk + SPEC_CHUNK - 1) / SPEC_CHUNK;
-                return new Point(id, x, "chunks " + s.chunks(), "chunks " + expected, s.err(), s.run().limit(),
-                        s.run().diff().worst(), s.noSinkGap());
+                String decided = "chunks " + s.chunks();
+                String wanted = "chunks " + expected;
+                if (!cpuLane()) {
+                    // The native kernels declare their chunk: it must be the registry's.
+                    decided += " source " + nativeDefine("SPLIT_K_CHUNK");
+                    wanted += " source " + t(id);
+                }
+                return new Point(id, x, decided, wanted, s.err(), s.run().limit(), s.run().diff().worst(),
+                        s.noSinkGap());
+            }
+            case "native.split_k.threads" -> {
+                // A union decode of 1024 admitted keys at head dim x: every thread owns one output element at 128,
+                // a thread owns a second one from 129 on.
+                UnionOut u = union(csaWithAdmitted(1, 1, SPEC_SPLIT_MIN, x), seed, SPEC_SPLIT_MIN, null, null);
+                return new Point(id, x, (u.splitRows() > 0 ? "split" : "single") + " source "
+                        + nativeDefine("SPLIT_K_THREADS"), "split source " + t(id), u.diff().maxAbs(), u.limit(),
+                        u.diff().worst(), u.noSinkGap());
+            }
+            case "cuda.native.max_head_dim", "metal.native.max_head_dim" -> {
+                int max = id.startsWith("cuda") ? SPEC_CUDA_NATIVE_MAX_D : SPEC_METAL_NATIVE_MAX_D;
+                String varlenKernel = id.startsWith("cuda") ? "flash_attn_sinks_varlen" : "flash_attn_sinks_varlen_metal";
+                // A packed varlen call (B 2, no mask) and a union decode of 1024 keys, both at head dim x.
+                DispatchTrace.last().varlenKernel = null;
+                SinksOut s = sinks(device(Device.Kind.CPU), sinksInputs(seed, 2, 2, 1, 3, 6, x, 0), null, 0, true);
+                String ran = DispatchTrace.last().varlenKernel;
+                UnionOut u = union(csaWithAdmitted(1, 1, SPEC_SPLIT_MIN, x), seed, SPEC_SPLIT_MIN, null, null);
+                String decided = s.arm() + "/" + ran + "/" + (u.splitRows() > 0 ? "split" : "single") + " source "
+                        + nativeDefine("MAX_D");
+                String expected = "VARLEN/" + (x <= max ? varlenKernel + "/split" : "unfused-by-rows/single")
+                        + " source " + t(id);
+                double errRatio = Math.max(s.err() / s.run().limit(), u.diff().maxAbs() / u.limit());
+                double gapRatio = Math.min(s.noSinkGap() / s.run().limit(), u.noSinkGap() / u.limit());
+                return new Point(id, x, decided, expected, errRatio * u.limit(), u.limit(), u.diff().worst(),
+                        gapRatio * u.limit());
             }
             default -> {
                 return null;
@@ -661,37 +695,45 @@ abstract class DispatchClaims {
         Evidence e = on(ev);
         long seed = 1205;
         e.seed(seed);
+        // The switch (1023 one pass; 1024 four full chunks; 1025 a last chunk of one key) and the chunk edges: a last
+        // chunk of chunk - 1 keys, of a whole chunk, and one key past it (a new chunk). The emulated lanes launch a
+        // std::thread per GPU thread, so they take one chunk edge (5 chunks); the cpu lane takes four.
         List<Integer> lens = new ArrayList<>(List.of(1023, 1024, 1025));
-        if (cpuLane()) {
-            for (int c = 5; c <= 8; c++) {
-                lens.addAll(List.of(c * SPEC_CHUNK - 1, c * SPEC_CHUNK, c * SPEC_CHUNK + 1));
-            }
+        for (int c = 5; c <= (cpuLane() ? 8 : 5); c++) {
+            lens.addAll(List.of(c * SPEC_CHUNK - 1, c * SPEC_CHUNK, c * SPEC_CHUNK + 1));
         }
         long wrongSplit = 0;
         long splitCalls = 0;
+        long unionSplitCalls = 0;
+        long chunkEdges = 0;
         Acc err = Acc.errors();
         Acc gaps = Acc.gaps();
         List<String> where = new ArrayList<>();
         Device.Kind kind = cpuLane() ? Device.Kind.CUDA : lane().device().kind();
         for (int n : lens) {
             int expectedChunks = n >= SPEC_SPLIT_MIN ? (n + SPEC_CHUNK - 1) / SPEC_CHUNK : 0;
+            int lastChunk = n - (expectedChunks - 1) * SPEC_CHUNK;
+            chunkEdges += n >= SPEC_SPLIT_MIN && (lastChunk == SPEC_CHUNK - 1 || lastChunk == SPEC_CHUNK
+                    || lastChunk == 1) ? 1 : 0;
             // Sinks, no window and a window whose start lands one key past a chunk edge.
             for (int window : new int[] {0, n - 2 * SPEC_CHUNK - 1}) {
                 SinksOut s = sinks(device(kind), sinksInputs(seed + n, 1, 2, 1, 1, n, 64, window), null, window, true);
-                if (cpuLane() && s.chunks() != expectedChunks) {
+                if (s.chunks() != expectedChunks) {
                     wrongSplit++;
-                    where.add("sinks n=" + n + " chunks " + s.chunks() + " != " + expectedChunks);
+                    where.add("sinks n=" + n + " window " + window + " chunks " + s.chunks() + " != " + expectedChunks);
                 }
                 splitCalls += s.chunks() > 0 ? 1 : 0;
                 err.add(s.err(), s.run().limit(), s.run().diff().worst(), "sinks n=" + n + " window " + window);
                 gaps.add(s.noSinkGap(), s.run().limit(), null, "sinks n=" + n + " window " + window);
             }
-            // Union: a CSA decode whose row admits n keys (128 raw + n - 128 compressed blocks).
+            // Union: a CSA decode whose row admits n keys (128 raw + n - 128 compressed blocks), through the lane's
+            // masked path (the union mask composed) on the native lanes.
             UnionOut u = union(csaWithAdmitted(2, 1, n, 16), seed + n, n, null, null);
-            if (cpuLane() && (u.splitRows() > 0) != (n >= SPEC_SPLIT_MIN)) {
+            if ((u.splitRows() > 0) != (n >= SPEC_SPLIT_MIN)) {
                 wrongSplit++;
                 where.add("union n=" + n + " split rows " + u.splitRows());
             }
+            unionSplitCalls += u.splitRows() > 0 ? 1 : 0;
             err.add(u.diff().maxAbs(), u.limit(), u.diff().worst(), "union n=" + n);
             gaps.add(u.noSinkGap(), u.limit(), null, "union n=" + n);
         }
@@ -707,14 +749,20 @@ abstract class DispatchClaims {
         }
         UnionOut masked = union(spec, seed, n, Tensor.of(callerMask, DType.F32, Device.CPU, 1, tkFull + spec.tc()),
                 oracleMask);
-        err.add(masked.diff().maxAbs(), masked.limit(), masked.diff().worst(), "union masked n=" + n);
-        if (cpuLane()) {
-            e.degeneracy("calls_that_split", splitCalls, Comparison.GE, lens.size(), splitCalls + " sinks calls split");
-            detail("split-K decisions differing from the spec", where);
-            e.checkEqual("split_decisions_wrong", wrongSplit, 0);
-        } else {
-            e.info("native_split_k_chunks (native split-K kernels not built: one pass)", splitCalls);
+        if (masked.splitRows() <= 0) {
+            wrongSplit++;
+            where.add("union masked n=" + n + " split rows " + masked.splitRows());
         }
+        err.add(masked.diff().maxAbs(), masked.limit(), masked.diff().worst(), "union masked n=" + n);
+        gaps.add(masked.noSinkGap(), masked.limit(), null, "union masked n=" + n);
+        e.degeneracy("sinks_calls_that_split", splitCalls, Comparison.GE, 2 * (lens.size() - 1),
+                splitCalls + " sinks calls split");
+        e.degeneracy("union_calls_that_split", unionSplitCalls, Comparison.GE, lens.size() - 1,
+                unionSplitCalls + " union calls split");
+        e.degeneracy("lengths_at_a_chunk_edge", chunkEdges, Comparison.GE, 3,
+                chunkEdges + " lengths whose last chunk holds chunk - 1, chunk or 1 keys");
+        detail("split-K decisions differing from the spec", where);
+        e.checkEqual("split_decisions_wrong", wrongSplit, 0);
         err.check(e, "max_abs_err_long_kv");
         gaps.control(e, "drop_the_sink");
     }
