@@ -45,7 +45,13 @@ final class VectorLanes extends UnionLanes {
         float[] vt = new float[0];
         float[] kt = new float[0];
         float[] qs = new float[0];
-        final int[] vRow = new int[TILE];
+        int[] vRow = new int[TILE];
+
+        void tile(int n) {
+            if (vRow.length < n) {
+                vRow = new int[Math.max(n, vRow.length * 2)];
+            }
+        }
 
         void lanes(int n) {
             m = grow(m, n);
@@ -119,10 +125,14 @@ final class VectorLanes extends UnionLanes {
         int hc = h1 - h0;
         int hp = (hc + L - 1) / L * L;
         int nv = hp / L;
+        boolean twoPass = c.form().twoPass();
+        // The unfused form takes every admitted key as one tile.
+        int tile = twoPass ? Math.max(1, row.count) : TILE;
         s.qt = grow(s.qt, d * hp);
-        s.s = grow(s.s, TILE * hp);
-        s.vt = grow(s.vt, TILE * d);
-        s.kt = grow(s.kt, TILE * d);
+        s.s = grow(s.s, tile * hp);
+        s.vt = grow(s.vt, tile * d);
+        s.kt = grow(s.kt, tile * d);
+        s.tile(tile);
         s.lanes(hp);
         float[] qt = s.qt;
         // q of the group's heads, rows side by side (zero rows up to hp), then transposed to [D][hp].
@@ -141,11 +151,11 @@ final class VectorLanes extends UnionLanes {
             }
         }
         for (int j = 0; j < hp; j++) {
-            s.m[j] = j < hc ? c.sink()[h0 + j] : NEG_INF;
+            s.m[j] = j < hc ? c.sink(b, h0 + j) : NEG_INF;
             s.l[j] = 0f;
         }
-        for (int t0 = 0; t0 < row.count; t0 += TILE) {
-            int tn = Math.min(TILE, row.count - t0);
+        for (int t0 = 0; t0 < row.count; t0 += tile) {
+            int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
                 int col = row.cols[t0 + i];
                 // The tile's K and V rows packed side by side (each is read by every head of the group).
@@ -154,7 +164,11 @@ final class VectorLanes extends UnionLanes {
                 s.vRow[i] = i * d;
             }
             scoresHeads(c, s, row, t0, tn, hp, nv);
-            softmaxHeads(s, tn, hp, nv);
+            if (twoPass) {
+                softmaxHeadsTwoPass(s, tn, hp, nv);
+            } else {
+                softmaxHeads(s, tn, hp, nv);
+            }
             pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
@@ -450,6 +464,39 @@ final class VectorLanes extends UnionLanes {
         sum.intoArray(l, lane);
     }
 
+    /**
+     * The unfused form of {@link #softmaxHeads} over the row's one tile, lanes over heads: {@code m = max(sink,
+     * max_i s_i)}, {@code l = e^(sink - m)} then {@code l + p_i} in ordinal order, and {@code p_i / l} left in
+     * {@code s.s} (0 where {@code m} is -inf); {@code alpha} is 1 (0 for a dead lane), so PV accumulates the
+     * normalised weights onto zeros.
+     */
+    private static void softmaxHeadsTwoPass(Scratch s, int tn, int hp, int nv) {
+        float[] sc = s.s;
+        for (int v = 0; v < nv; v++) {
+            int lane = v * L;
+            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
+            for (int i = 0; i < tn; i++) {
+                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
+            }
+            m.max(tileMax).intoArray(s.mNew, 0);
+            for (int j = 0; j < L; j++) {
+                float mNew = s.mNew[j];
+                boolean dead = mNew == NEG_INF;
+                s.alpha[lane + j] = dead ? 0f : 1f;
+                s.l[lane + j] = dead ? 0f : LaneMath.exp(s.m[lane + j] - mNew);
+                s.m[lane + j] = mNew;
+            }
+            expHeads(sc, lane, hp, tn, s.m, s.l);
+            FloatVector mv = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector l = FloatVector.fromArray(SP, s.l, lane).blend(1f, mv.eq(NEG_INF));
+            for (int i = 0; i < tn; i++) {
+                int at = i * hp + lane;
+                FloatVector.fromArray(SP, sc, at).div(l).intoArray(sc, at);
+            }
+        }
+    }
+
     /** {@code sc[at + i] = exp(sc[at + i] - m)} for {@code i < tn} rounded up to whole vectors; {@code m} finite. */
     static void expRow(float[] sc, int at, int tn, float m) {
         FloatVector mv = FloatVector.broadcast(SP, m);
@@ -496,15 +543,19 @@ final class VectorLanes extends UnionLanes {
         Admission.Row row = s.row;
         c.admission().fill(b, h0, r, row);
         int hc = h1 - h0;
-        int stride = TILE + L;
+        boolean twoPass = c.form().twoPass();
+        // The unfused form takes every admitted key as one tile.
+        int tile = twoPass ? Math.max(1, row.count) : TILE;
+        int stride = tile + L;
         s.s = grow(s.s, hc * stride);
+        s.tile(tile);
         s.lanes(hc);
         for (int j = 0; j < hc; j++) {
-            s.m[j] = c.sink()[h0 + j];
+            s.m[j] = c.sink(b, h0 + j);
             s.l[j] = 0f;
         }
-        for (int t0 = 0; t0 < row.count; t0 += TILE) {
-            int tn = Math.min(TILE, row.count - t0);
+        for (int t0 = 0; t0 < row.count; t0 += tile) {
+            int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
                 s.vRow[i] = row.cols[t0 + i] * c.headDim();
             }
@@ -517,7 +568,11 @@ final class VectorLanes extends UnionLanes {
             }
             scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
             for (j = 0; j < hc; j++) {
-                softmaxKeys(s, j, j * stride, tn);
+                if (twoPass) {
+                    softmaxKeysTwoPass(s, j, j * stride, tn);
+                } else {
+                    softmaxKeys(s, j, j * stride, tn);
+                }
             }
             pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
         }
@@ -699,6 +754,38 @@ final class VectorLanes extends UnionLanes {
         s.alpha[j] = alpha;
     }
 
+    /**
+     * The unfused form of {@link #softmaxKeys} over the row's one tile of head {@code j} ({@code s.m[j]} still holds
+     * the sink): {@code m = max(sink, max_i s_i)}, {@code l = e^(sink - m)} then {@code l + p_i} in ordinal order,
+     * then {@code p_i / l}; all zeros where {@code m} is -inf.
+     */
+    private static void softmaxKeysTwoPass(Scratch s, int j, int at, int tn) {
+        float[] sc = s.s;
+        float sink = s.m[j];
+        float m = sink;
+        for (int i = 0; i < tn; i++) {
+            m = Math.max(m, sc[at + i]);
+        }
+        if (m == NEG_INF) {
+            Arrays.fill(sc, at, at + tn, 0f);
+            s.l[j] = 0f;
+            s.alpha[j] = 0f;
+            return;
+        }
+        expRow(sc, at, tn, m);
+        float l = LaneMath.exp(sink - m);
+        for (int i = 0; i < tn; i++) {
+            l = l + sc[at + i];
+        }
+        FloatVector lv = FloatVector.broadcast(SP, l);
+        for (int i = 0; i < tn; i += L) {
+            FloatVector.fromArray(SP, sc, at + i).div(lv).intoArray(sc, at + i);
+        }
+        s.m[j] = m;
+        s.l[j] = l;
+        s.alpha[j] = 1f;
+    }
+
     // ---- shared: PV, the final division, exp ------------------------------------------------------------------------
 
     /**
@@ -839,7 +926,10 @@ final class VectorLanes extends UnionLanes {
         a0.intoArray(out, o0 + e);
     }
 
-    /** {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf. */
+    /**
+     * {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf; the unfused form's rows are already
+     * normalised.
+     */
     private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l) {
         int d = c.headDim();
         float[] out = c.out();
@@ -849,7 +939,10 @@ final class VectorLanes extends UnionLanes {
                 Arrays.fill(out, o, o + d, 0f);
                 continue;
             }
-            float denom = l[j] + LaneMath.exp(c.sink()[h0 + j] - m[j]);
+            if (c.form().twoPass()) {
+                continue;
+            }
+            float denom = l[j] + LaneMath.exp(c.sink(b, h0 + j) - m[j]);
             int e = 0;
             for (; e + L <= d; e += L) {
                 FloatVector.fromArray(SP, out, o + e).div(denom).intoArray(out, o + e);
