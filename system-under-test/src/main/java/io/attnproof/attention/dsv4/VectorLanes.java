@@ -31,7 +31,6 @@ final class VectorLanes extends UnionLanes {
     private static final int DC = 64;
     /** Columns per work item of the keys-in-lanes packing. */
     private static final int PACK_COLUMNS = 64;
-    static final boolean SKIP_S = Boolean.getBoolean("skipS"), SKIP_SM = Boolean.getBoolean("skipSM"), SKIP_PV = Boolean.getBoolean("skipPV");
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
     private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
@@ -572,15 +571,15 @@ final class VectorLanes extends UnionLanes {
                 s.vRow[i] = row.cols[t0 + i] * c.headDim();
             }
             int j = 0;
-            for (; !SKIP_S && j + 4 <= hc; j += 4) {
+            for (; j + 4 <= hc; j += 4) {
                 scoresKeys4(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, stride);
             }
             for (; j < hc; j++) {
                 scoresKeys1(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride);
             }
             scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
-            if (!SKIP_SM) softmaxKeys(s, hc, stride, tn, twoPass);
-            if (!SKIP_PV) pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
+            softmaxKeys(s, hc, stride, tn, twoPass);
+            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
     }
