@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The NumPy float32 implementation of the same math on the same shapes as the Java benchmarks (bench/src/main/java/
-io/attnproof/bench/Shapes.java): dsv4_attention of a uniform batch, one softmax over the narrowed raw window plus the
-compressed blocks, the per-head sink in the denominator only, written the way NumPy is written: dense additive mask,
+io/attnproof/bench/Shapes.java, SinksBench.java): dsv4_attention of a uniform batch, one softmax over the narrowed raw window plus the
+compressed blocks, the per-head sink in the denominator only, and GPT-OSS sinks attention (GQA, causal, windowed), written the way NumPy is written: dense additive mask,
 all heads of a batch entry in one matmul against the shared K/V head, in-place elementwise steps. Prints one JSON object: per shape the mean seconds of a call and the useful flops (4 D per
 query row and admitted key, as Shapes.java counts them)."""
 import json
@@ -48,6 +48,31 @@ def union_attention(q, k, c, sinks, window, ratio, raw_prefix):
     return out
 
 
+def sinks_attention(q, k, v, sinks, window):
+    """GPT-OSS sinks attention, q [B,Hq,T,D], k, v [B,Hkv,T,D] (GQA: query head h reads KV head h // (Hq/Hkv)),
+    bottom-right causal with a sliding window, the per-head sink in the denominator only; all float32. The NumPy way:
+    the query heads of one KV head in one matmul, a dense additive mask."""
+    b, hq, tq, d = q.shape
+    hkv, tk = k.shape[1], k.shape[2]
+    g = hq // hkv
+    r = np.arange(tq)[:, None] + (tk - tq)
+    j = np.arange(tk)[None, :]
+    admitted = (j <= r) & ((window == 0) | (j >= r - window + 1))
+    mask = np.where(admitted, F32(0), F32(-np.inf)).astype(F32)      # [tq, tk]
+    scale = F32(1.0 / np.sqrt(d))
+    scores = np.matmul(q.reshape(b, hkv, g * tq, d), k.transpose(0, 1, 3, 2)).reshape(b, hq, tq, tk)
+    scores *= scale
+    scores += mask
+    s = sinks[None, :, None, None]
+    m = np.maximum(scores.max(axis=-1, keepdims=True), s)
+    scores -= m
+    np.exp(scores, out=scores)
+    denom = scores.sum(axis=-1, keepdims=True) + np.exp(s - m)
+    out = np.matmul(scores.reshape(b, hkv, g * tq, tk), v).reshape(b, hq, tq, d)
+    out /= denom
+    return out
+
+
 def admitted_pairs(tq, tk, tc, raw_prefix, window, ratio):
     q0 = raw_prefix + tk - tq
     pairs = 0
@@ -89,6 +114,19 @@ def main():
         flops = 4.0 * b * H * D * admitted_pairs(s["tq"], s["tk"], s["tc"], s["raw_prefix"], W, 4)
         out[name] = dict(seconds=seconds, calls=calls, flops=flops)
         print("numpy %-16s %9.3f ms  %6.1f GFLOP/s" % (name, seconds * 1e3, flops / seconds / 1e9), file=sys.stderr)
+    # The GPT-OSS sinks shape of bench/SinksBench.java: B 1, Hq 64, Hkv 8, D 64, t 512, window 128.
+    sq, skv, sd, st, sw = 64, 8, 64, 512, 128
+    q = rng.standard_normal((1, sq, st, sd), dtype=F32)
+    k = rng.standard_normal((1, skv, st, sd), dtype=F32)
+    v = rng.standard_normal((1, skv, st, sd), dtype=F32)
+    sinks = (rng.standard_normal(sq, dtype=F32) + F32(np.log(sw))).astype(F32)
+    fn = lambda: sinks_attention(q, k, v, sinks, sw)
+    assert fn().dtype == F32
+    seconds, calls = timed(fn)
+    flops = 4.0 * sq * sd * sum(min(r + 1, sw) for r in range(st))
+    out["sinks_t512_w128"] = dict(seconds=seconds, calls=calls, flops=flops)
+    print("numpy %-16s %9.3f ms  %6.1f GFLOP/s" % ("sinks_t512_w128", seconds * 1e3, flops / seconds / 1e9),
+          file=sys.stderr)
     blas = "unknown BLAS"
     try:
         cfg = np.show_config(mode="dicts")

@@ -16,9 +16,12 @@ import java.lang.foreign.ValueLayout;
  *       local mask with a caller's composed onto it): every column whose value is not -inf, with that value as its
  *       bias. A mask with an H axis gives each head its own row.</li>
  * </ul>
- * For 0/-inf masks both sources give the same admitted columns for the same rule, hence the same arithmetic.
+ * For 0/-inf masks both sources give the same admitted columns for the same rule, hence the same arithmetic. The
+ * sinks-attention kernels add {@link Causal}: the fused kernels' bottom-right-aligned causal rule with an optional
+ * window, one run of keys per row; their unfused path reads a caller mask through {@link Dense} restricted to that
+ * rule (-inf wins).
  */
-abstract sealed class Admission permits Admission.Rule, Admission.Dense {
+abstract sealed class Admission permits Admission.Rule, Admission.Dense, Admission.Causal {
 
     /** Whether heads of one query row may admit different columns (then each head is its own row group). */
     abstract boolean perHead();
@@ -38,7 +41,26 @@ abstract sealed class Admission permits Admission.Rule, Admission.Dense {
         Require.that(s.length == 4 && (s[0] == 1 || s[0] == batch) && (s[1] == 1 || s[1] == heads)
                 && (s[2] == 1 || s[2] == tq) && s[3] == columns, "mask.shape", s,
                 "be [B|1, H|1, t_q|1, n] = [" + batch + "|1, " + heads + "|1, " + tq + "|1, " + columns + "]");
-        return new Dense(mask.view(), s[0], s[1], s[2], columns);
+        return new Dense(mask.view(), s[0], s[1], s[2], columns, 1, heads, null);
+    }
+
+    /**
+     * The fused sinks kernels' rule over {@code tk} keys for {@code tq} query rows: {@code kv_offset = tk - tq}; row
+     * r admits key j iff {@code j <= r + kv_offset} and, with {@code window > 0}, {@code j >= r + kv_offset - window
+     * + 1}.
+     */
+    static Causal causal(int tq, int tk, int window) {
+        return new Causal(tq, tk, window);
+    }
+
+    /**
+     * A caller's additive mask {@code [mb, mh, mq, columns]} (each of mb, mh, mq 1 or full) over a GQA call whose batch
+     * entries are the (batch, KV head) pairs {@code b' = b * kvHeads + kvh} and whose rows are the {@code group} query
+     * heads of that KV head ({@code h = kvh * group + j}), restricted to the columns {@code within} admits.
+     */
+    static Admission gqaMask(MemorySegment mask, int mb, int mh, int mq, int columns, int kvHeads, int group,
+            Causal within) {
+        return new Dense(mask, mb, mh, mq, columns, kvHeads, group, within);
     }
 
     /** One query row's admitted columns in order, and their biases (when any is non-zero). Reused scratch. */
@@ -95,13 +117,19 @@ abstract sealed class Admission permits Admission.Rule, Admission.Dense {
         private final int mh;
         private final int mq;
         private final int columns;
+        private final int kvHeads;
+        private final int group;
+        private final Causal within;
 
-        Dense(MemorySegment mask, int mb, int mh, int mq, int columns) {
+        Dense(MemorySegment mask, int mb, int mh, int mq, int columns, int kvHeads, int group, Causal within) {
             this.mask = mask;
             this.mb = mb;
             this.mh = mh;
             this.mq = mq;
             this.columns = columns;
+            this.kvHeads = kvHeads;
+            this.group = group;
+            this.within = within;
         }
 
         @Override
@@ -112,8 +140,13 @@ abstract sealed class Admission permits Admission.Rule, Admission.Dense {
         @Override
         void fill(int b, int h, int r, Row row) {
             row.reset(columns);
-            long base = ((((long) (mb == 1 ? 0 : b) * mh + (mh == 1 ? 0 : h)) * mq + (mq == 1 ? 0 : r)) * columns);
-            for (int c = 0; c < columns; c++) {
+            int mbIndex = b / kvHeads;
+            int mhIndex = b % kvHeads * group + h;
+            long base = ((((long) (mb == 1 ? 0 : mbIndex) * mh + (mh == 1 ? 0 : mhIndex)) * mq + (mq == 1 ? 0 : r))
+                    * columns);
+            int from = within == null ? 0 : within.lo(r);
+            int to = within == null ? columns : within.hi(r) + 1;
+            for (int c = from; c < to; c++) {
                 float x = mask.getAtIndex(ValueLayout.JAVA_FLOAT, base + c);
                 if (x != Float.NEGATIVE_INFINITY) {
                     row.cols[row.count] = c;
@@ -122,6 +155,43 @@ abstract sealed class Admission permits Admission.Rule, Admission.Dense {
                     row.biased |= x != 0f;
                 }
             }
+        }
+    }
+
+    /** The fused sinks kernels' causal (and windowed) rule: one run of keys per row, the same for every head. */
+    static final class Causal extends Admission {
+        private final int tq;
+        private final int tk;
+        private final int window;
+
+        Causal(int tq, int tk, int window) {
+            this.tq = tq;
+            this.tk = tk;
+            this.window = window;
+        }
+
+        /** The first key row {@code r} admits (past {@link #hi} when it admits none). */
+        int lo(int r) {
+            long diagonal = (long) r + tk - tq;
+            return (int) Math.max(0, window == 0 ? 0 : diagonal - window + 1);
+        }
+
+        /** The last key row {@code r} admits. */
+        int hi(int r) {
+            long diagonal = (long) r + tk - tq;
+            return (int) Math.max(-1, Math.min(tk - 1L, diagonal));
+        }
+
+        @Override
+        boolean perHead() {
+            return false;
+        }
+
+        @Override
+        void fill(int b, int h, int r, Row row) {
+            row.reset(tk);
+            int lo = lo(r);
+            row.addRun(lo, Math.max(lo, hi(r) + 1));
         }
     }
 }

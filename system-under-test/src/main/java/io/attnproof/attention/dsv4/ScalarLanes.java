@@ -45,17 +45,21 @@ final class ScalarLanes extends UnionLanes {
         c.admission().fill(b, h0, r, row);
         int d = c.headDim();
         float[] out = c.out();
+        boolean twoPass = c.form().twoPass();
+        // The unfused form takes every admitted key as one tile.
+        int tile = twoPass ? Math.max(1, row.count) : LaneMath.TILE;
         s.q = UnionLanes.grow(s.q, d);
-        s.k = UnionLanes.grow(s.k, LaneMath.TILE * d);
-        s.v = UnionLanes.grow(s.v, LaneMath.TILE * d);
+        s.k = UnionLanes.grow(s.k, tile * d);
+        s.v = UnionLanes.grow(s.v, tile * d);
+        s.p = UnionLanes.grow(s.p, tile);
         for (int h = h0; h < h1; h++) {
             MemorySegment.copy(c.q(), F, c.qByteOffset(b, h, r), s.q, 0, d);
             int o = c.outOffset(b, h, r);
-            float sink = c.sink()[h];
+            float sink = c.sink(b, h);
             float m = sink;
             float l = 0f;
-            for (int t0 = 0; t0 < row.count; t0 += LaneMath.TILE) {
-                int tn = Math.min(LaneMath.TILE, row.count - t0);
+            for (int t0 = 0; t0 < row.count; t0 += tile) {
+                int tn = Math.min(tile, row.count - t0);
                 float tileMax = Float.NEGATIVE_INFINITY;
                 for (int i = 0; i < tn; i++) {
                     int col = row.cols[t0 + i];
@@ -76,10 +80,20 @@ final class ScalarLanes extends UnionLanes {
                 boolean dead = mNew == Float.NEGATIVE_INFINITY;
                 float alpha = dead ? 0f : LaneMath.exp(m - mNew);
                 l = l * alpha;
+                if (twoPass) {
+                    // The sink's term first, then the keys' in order; the weights normalised before PV.
+                    alpha = dead ? 0f : 1f;
+                    l = dead ? 0f : LaneMath.exp(sink - mNew);
+                }
                 for (int i = 0; i < tn; i++) {
                     float p = dead ? 0f : LaneMath.exp(s.p[i] - mNew);
                     s.p[i] = p;
                     l = l + p;
+                }
+                if (twoPass && !dead) {
+                    for (int i = 0; i < tn; i++) {
+                        s.p[i] = s.p[i] / l;
+                    }
                 }
                 for (int e = 0; e < d; e++) {
                     float a = out[o + e] * alpha;
@@ -92,7 +106,7 @@ final class ScalarLanes extends UnionLanes {
             }
             if (m == Float.NEGATIVE_INFINITY) {
                 java.util.Arrays.fill(out, o, o + d, 0f);
-            } else {
+            } else if (!twoPass) {
                 float denom = l + LaneMath.exp(sink - m);
                 for (int e = 0; e < d; e++) {
                     out[o + e] = out[o + e] / denom;

@@ -15,7 +15,10 @@ import java.util.Arrays;
  * {@code l = e^(sink-m) + sum_c e^(m_c-m) l_c}, {@code o = sum_c e^(m_c-m) o_c / l}; zeros when {@code m} is -inf.
  * A row under the threshold is computed exactly as the engines compute it ({@link ScalarLanes}, bit for bit the
  * vector engine). The decision and the chunks depend only on the row's admitted keys, so narrowing, a ragged row
- * against itself alone and the absorbed against the repeat-KV traversal still agree bit for bit.
+ * against itself alone and the absorbed against the repeat-KV traversal still agree bit for bit. The fused sinks
+ * kernels' form ({@link UnionCall.Form#splitOnColumns()}) decides on the kv length instead and chunks on key
+ * positions {@code [c * chunk, (c + 1) * chunk)}, as the native kernels do (a window may leave chunks empty); the
+ * unfused form never splits.
  */
 final class SplitKDecode {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
@@ -37,8 +40,11 @@ final class SplitKDecode {
      * with none keeps the engine's path, vector engine included; the rows are the same either way.)
      */
     static boolean applies(UnionCall call) {
-        if (!DispatchRegistry.splitK(call.tq(), call.columns())) {
+        if (call.form().twoPass() || !DispatchRegistry.splitK(call.tq(), call.columns())) {
             return false;
+        }
+        if (call.form().splitOnColumns()) {
+            return true;
         }
         Admission.Row row = new Admission.Row();
         int heads = call.admission().perHead() ? call.heads() : 1;
@@ -74,7 +80,7 @@ final class SplitKDecode {
             if (ci == 0) {
                 counts[rowIndex] = row.count;
             }
-            if (!DispatchRegistry.splitK(1, row.count)) {
+            if (!splits(c, row.count)) {
                 if (ci == 0) {
                     ScalarLanes.Scratch ss = ScalarLanes.SCRATCH.take();
                     try {
@@ -85,21 +91,41 @@ final class SplitKDecode {
                 }
                 return;
             }
-            int from = Math.min(row.count, ci * chunk);
-            int to = Math.min(row.count, from + chunk);
+            int from = c.form().splitOnColumns() ? ordinalOf(row, ci * chunk) : Math.min(row.count, ci * chunk);
+            int to = c.form().splitOnColumns() ? ordinalOf(row, (ci + 1) * chunk) : Math.min(row.count, from + chunk);
             chunkPass(c, b, h, row, from, to, s, part, (rowIndex * chunks + ci) * stride);
         });
         int split = 0;
         for (int rowIndex = 0; rowIndex < rows; rowIndex++) {
-            if (!DispatchRegistry.splitK(1, counts[rowIndex])) {
+            if (!splits(c, counts[rowIndex])) {
                 continue;
             }
             split++;
             int b = rowIndex / heads;
             int h = rowIndex % heads;
-            combine(part, rowIndex * chunks * stride, chunks, stride, d, c.sink()[h], c.out(), c.outOffset(b, h, 0));
+            combine(part, rowIndex * chunks * stride, chunks, stride, d, c.sink(b, h), c.out(), c.outOffset(b, h, 0));
         }
         return split;
+    }
+
+    /** Whether a row admitting {@code count} keys takes split-K (on columns: every row of the call does). */
+    private static boolean splits(UnionCall c, int count) {
+        return c.form().splitOnColumns() || DispatchRegistry.splitK(1, count);
+    }
+
+    /** The first ordinal of {@code row} whose column is at least {@code column} ({@code row.count} if none). */
+    private static int ordinalOf(Admission.Row row, int column) {
+        int lo = 0;
+        int hi = row.count;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (row.cols[mid] < column) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** Pass one over admitted ordinals {@code [from, to)}: m, l and the unnormalised o, no sink. */

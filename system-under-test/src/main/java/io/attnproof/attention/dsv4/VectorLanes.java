@@ -29,6 +29,8 @@ final class VectorLanes extends UnionLanes {
     private static final int TILE = LaneMath.TILE;
     /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
     private static final int DC = 64;
+    /** Columns per work item of the keys-in-lanes packing. */
+    private static final int PACK_COLUMNS = 64;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
     private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
@@ -45,7 +47,15 @@ final class VectorLanes extends UnionLanes {
         float[] vt = new float[0];
         float[] kt = new float[0];
         float[] qs = new float[0];
-        final int[] vRow = new int[TILE];
+        /** The q rows of a keys-in-lanes group, side by side. */
+        float[] qr = new float[0];
+        int[] vRow = new int[TILE];
+
+        void tile(int n) {
+            if (vRow.length < n) {
+                vRow = new int[Math.max(n, vRow.length * 2)];
+            }
+        }
 
         void lanes(int n) {
             m = grow(m, n);
@@ -78,7 +88,10 @@ final class VectorLanes extends UnionLanes {
             int perRow = perHead ? c.heads() : 1;
             for (int b = 0; b < c.batch(); b++) {
                 final int bb = b;
-                pack(c, b, kt, nP, vp);
+                // Packed in blocks of columns, on every thread when the call is parallel.
+                int blocks = (c.columns() + PACK_COLUMNS - 1) / PACK_COLUMNS;
+                forEach(blocks, parallel, SCRATCH, (scratch, blk) -> pack(c, bb, kt, nP, vp, blk * PACK_COLUMNS,
+                        Math.min(c.columns(), (blk + 1) * PACK_COLUMNS), scratch));
                 forEach(c.tq() * perRow, parallel, SCRATCH, (scratch, g) -> {
                     int r = g / perRow;
                     int h0 = perHead ? g % perRow : 0;
@@ -119,10 +132,14 @@ final class VectorLanes extends UnionLanes {
         int hc = h1 - h0;
         int hp = (hc + L - 1) / L * L;
         int nv = hp / L;
+        boolean twoPass = c.form().twoPass();
+        // The unfused form takes every admitted key as one tile.
+        int tile = twoPass ? Math.max(1, row.count) : TILE;
         s.qt = grow(s.qt, d * hp);
-        s.s = grow(s.s, TILE * hp);
-        s.vt = grow(s.vt, TILE * d);
-        s.kt = grow(s.kt, TILE * d);
+        s.s = grow(s.s, tile * hp);
+        s.vt = grow(s.vt, tile * d);
+        s.kt = grow(s.kt, tile * d);
+        s.tile(tile);
         s.lanes(hp);
         float[] qt = s.qt;
         // q of the group's heads, rows side by side (zero rows up to hp), then transposed to [D][hp].
@@ -141,11 +158,11 @@ final class VectorLanes extends UnionLanes {
             }
         }
         for (int j = 0; j < hp; j++) {
-            s.m[j] = j < hc ? c.sink()[h0 + j] : NEG_INF;
+            s.m[j] = j < hc ? c.sink(b, h0 + j) : NEG_INF;
             s.l[j] = 0f;
         }
-        for (int t0 = 0; t0 < row.count; t0 += TILE) {
-            int tn = Math.min(TILE, row.count - t0);
+        for (int t0 = 0; t0 < row.count; t0 += tile) {
+            int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
                 int col = row.cols[t0 + i];
                 // The tile's K and V rows packed side by side (each is read by every head of the group).
@@ -154,7 +171,11 @@ final class VectorLanes extends UnionLanes {
                 s.vRow[i] = i * d;
             }
             scoresHeads(c, s, row, t0, tn, hp, nv);
-            softmaxHeads(s, tn, hp, nv);
+            if (twoPass) {
+                softmaxHeadsTwoPass(s, tn, hp, nv);
+            } else {
+                softmaxHeads(s, tn, hp, nv);
+            }
             pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
@@ -450,6 +471,39 @@ final class VectorLanes extends UnionLanes {
         sum.intoArray(l, lane);
     }
 
+    /**
+     * The unfused form of {@link #softmaxHeads} over the row's one tile, lanes over heads: {@code m = max(sink,
+     * max_i s_i)}, {@code l = e^(sink - m)} then {@code l + p_i} in ordinal order, and {@code p_i / l} left in
+     * {@code s.s} (0 where {@code m} is -inf); {@code alpha} is 1 (0 for a dead lane), so PV accumulates the
+     * normalised weights onto zeros.
+     */
+    private static void softmaxHeadsTwoPass(Scratch s, int tn, int hp, int nv) {
+        float[] sc = s.s;
+        for (int v = 0; v < nv; v++) {
+            int lane = v * L;
+            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
+            for (int i = 0; i < tn; i++) {
+                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
+            }
+            m.max(tileMax).intoArray(s.mNew, 0);
+            for (int j = 0; j < L; j++) {
+                float mNew = s.mNew[j];
+                boolean dead = mNew == NEG_INF;
+                s.alpha[lane + j] = dead ? 0f : 1f;
+                s.l[lane + j] = dead ? 0f : LaneMath.exp(s.m[lane + j] - mNew);
+                s.m[lane + j] = mNew;
+            }
+            expHeads(sc, lane, hp, tn, s.m, s.l);
+            FloatVector mv = FloatVector.fromArray(SP, s.m, lane);
+            FloatVector l = FloatVector.fromArray(SP, s.l, lane).blend(1f, mv.eq(NEG_INF));
+            for (int i = 0; i < tn; i++) {
+                int at = i * hp + lane;
+                FloatVector.fromArray(SP, sc, at).div(l).intoArray(sc, at);
+            }
+        }
+    }
+
     /** {@code sc[at + i] = exp(sc[at + i] - m)} for {@code i < tn} rounded up to whole vectors; {@code m} finite. */
     static void expRow(float[] sc, int at, int tn, float m) {
         FloatVector mv = FloatVector.broadcast(SP, m);
@@ -479,13 +533,14 @@ final class VectorLanes extends UnionLanes {
      * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * D + e] = V[b,
      * column c, e]}.
      */
-    private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp) {
+    private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp, int from, int to, Scratch s) {
         int d = c.headDim();
-        for (int col = 0; col < c.columns(); col++) {
-            MemorySegment seg = c.keys().data(col);
-            long off = c.keys().byteOffset(b, col);
+        s.qs = grow(s.qs, d);
+        float[] k = s.qs;
+        for (int col = from; col < to; col++) {
+            MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), k, 0, d);
             for (int e = 0; e < d; e++) {
-                kt[e * nP + col] = seg.get(F, off + 4L * e);
+                kt[e * nP + col] = k[e];
             }
             MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * d, d);
         }
@@ -496,29 +551,34 @@ final class VectorLanes extends UnionLanes {
         Admission.Row row = s.row;
         c.admission().fill(b, h0, r, row);
         int hc = h1 - h0;
-        int stride = TILE + L;
+        boolean twoPass = c.form().twoPass();
+        // The unfused form takes every admitted key as one tile.
+        int tile = twoPass ? Math.max(1, row.count) : TILE;
+        int stride = tile + L;
         s.s = grow(s.s, hc * stride);
+        s.tile(tile);
         s.lanes(hc);
+        int d = c.headDim();
+        s.qr = grow(s.qr, hc * d);
         for (int j = 0; j < hc; j++) {
-            s.m[j] = c.sink()[h0 + j];
+            s.m[j] = c.sink(b, h0 + j);
             s.l[j] = 0f;
+            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h0 + j, r), s.qr, j * d, d);
         }
-        for (int t0 = 0; t0 < row.count; t0 += TILE) {
-            int tn = Math.min(TILE, row.count - t0);
+        for (int t0 = 0; t0 < row.count; t0 += tile) {
+            int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
                 s.vRow[i] = row.cols[t0 + i] * c.headDim();
             }
             int j = 0;
             for (; j + 4 <= hc; j += 4) {
-                scoresKeys4(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride, stride);
+                scoresKeys4(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, stride);
             }
             for (; j < hc; j++) {
-                scoresKeys1(c, b, r, h0 + j, row, t0, tn, kt, nP, s.s, j * stride);
+                scoresKeys1(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride);
             }
             scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
-            for (j = 0; j < hc; j++) {
-                softmaxKeys(s, j, j * stride, tn);
-            }
+            softmaxKeys(s, hc, stride, tn, twoPass);
             pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l);
@@ -535,14 +595,11 @@ final class VectorLanes extends UnionLanes {
     }
 
     /** Scores of 4 heads over one tile: 4 heads x 4 key vectors per register block where 64 columns run on. */
-    private static void scoresKeys4(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+    private static void scoresKeys4(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
             int nP, float[] out, int at, int stride) {
-        int d = c.headDim();
-        MemorySegment q = c.q();
-        long q0 = c.qByteOffset(b, h, r);
-        long q1 = c.qByteOffset(b, h + 1, r);
-        long q2 = c.qByteOffset(b, h + 2, r);
-        long q3 = c.qByteOffset(b, h + 3, r);
+        int q1 = q0 + d;
+        int q2 = q1 + d;
+        int q3 = q2 + d;
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
@@ -557,11 +614,10 @@ final class VectorLanes extends UnionLanes {
                     FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
                     FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
                     FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
-                    long eo = 4L * e;
-                    FloatVector x0 = FloatVector.broadcast(SP, q.get(F, q0 + eo));
-                    FloatVector x1 = FloatVector.broadcast(SP, q.get(F, q1 + eo));
-                    FloatVector x2 = FloatVector.broadcast(SP, q.get(F, q2 + eo));
-                    FloatVector x3 = FloatVector.broadcast(SP, q.get(F, q3 + eo));
+                    FloatVector x0 = FloatVector.broadcast(SP, q[q0 + e]);
+                    FloatVector x1 = FloatVector.broadcast(SP, q[q1 + e]);
+                    FloatVector x2 = FloatVector.broadcast(SP, q[q2 + e]);
+                    FloatVector x3 = FloatVector.broadcast(SP, q[q3 + e]);
                     a00 = x0.fma(k0, a00);
                     a01 = x0.fma(k1, a01);
                     a02 = x0.fma(k2, a02);
@@ -606,11 +662,10 @@ final class VectorLanes extends UnionLanes {
                 FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
                 for (int e = 0; e < d; e++) {
                     FloatVector k0 = FloatVector.fromArray(SP, kt, e * nP + col);
-                    long eo = 4L * e;
-                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + eo)).fma(k0, a0);
-                    a1 = FloatVector.broadcast(SP, q.get(F, q1 + eo)).fma(k0, a1);
-                    a2 = FloatVector.broadcast(SP, q.get(F, q2 + eo)).fma(k0, a2);
-                    a3 = FloatVector.broadcast(SP, q.get(F, q3 + eo)).fma(k0, a3);
+                    a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(k0, a0);
+                    a1 = FloatVector.broadcast(SP, q[q1 + e]).fma(k0, a1);
+                    a2 = FloatVector.broadcast(SP, q[q2 + e]).fma(k0, a2);
+                    a3 = FloatVector.broadcast(SP, q[q3 + e]).fma(k0, a3);
                 }
                 a0.intoArray(out, at + i);
                 a1.intoArray(out, at + stride + i);
@@ -621,11 +676,8 @@ final class VectorLanes extends UnionLanes {
         }
     }
 
-    private static void scoresKeys1(UnionCall c, int b, int r, int h, Admission.Row row, int t0, int tn, float[] kt,
+    private static void scoresKeys1(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
             int nP, float[] out, int at) {
-        int d = c.headDim();
-        MemorySegment q = c.q();
-        long q0 = c.qByteOffset(b, h, r);
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
@@ -633,7 +685,7 @@ final class VectorLanes extends UnionLanes {
                 FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
                 for (int e = 0; e < d; e++) {
                     int ko = e * nP + col;
-                    FloatVector x = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e));
+                    FloatVector x = FloatVector.broadcast(SP, q[q0 + e]);
                     a0 = x.fma(FloatVector.fromArray(SP, kt, ko), a0);
                     a1 = x.fma(FloatVector.fromArray(SP, kt, ko + L), a1);
                     a2 = x.fma(FloatVector.fromArray(SP, kt, ko + 2 * L), a2);
@@ -647,7 +699,7 @@ final class VectorLanes extends UnionLanes {
             } else {
                 FloatVector a0 = FloatVector.zero(SP);
                 for (int e = 0; e < d; e++) {
-                    a0 = FloatVector.broadcast(SP, q.get(F, q0 + 4L * e)).fma(FloatVector.fromArray(SP, kt, e * nP + col),
+                    a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(FloatVector.fromArray(SP, kt, e * nP + col),
                             a0);
                 }
                 a0.intoArray(out, at + i);
@@ -671,32 +723,83 @@ final class VectorLanes extends UnionLanes {
         }
     }
 
-    /** Online softmax of one tile of head {@code j}, lanes over keys; the sum runs in ordinal order. */
-    private static void softmaxKeys(Scratch s, int j, int at, int tn) {
+    /**
+     * Online softmax of one tile of every head row {@code j < hc} (row j's scores at {@code j * stride}), lanes over
+     * keys: the tile's max by vector reduction (a max is exact in any order), the exponentials by {@link #expRow},
+     * and each row's sum in ordinal order, four rows' chains interleaved. With {@code twoPass} (the unfused form, one
+     * tile: {@code s.m[j]} still holds the sink) the sum starts at {@code e^(sink - m)} and the weights are divided
+     * by it; all zeros where {@code m} is -inf.
+     */
+    private static void softmaxKeys(Scratch s, int hc, int stride, int tn, boolean twoPass) {
         float[] sc = s.s;
-        float tileMax = NEG_INF;
-        for (int i = 0; i < tn; i++) {
-            tileMax = Math.max(tileMax, sc[at + i]);
+        for (int j = 0; j < hc; j++) {
+            int at = j * stride;
+            FloatVector mx = FloatVector.broadcast(SP, NEG_INF);
+            for (int i = 0; i < tn; i += L) {
+                FloatVector x = FloatVector.fromArray(SP, sc, at + i);
+                if (i + L > tn) {
+                    x = x.blend(NEG_INF, SP.indexInRange(i, tn).not());
+                }
+                mx = mx.max(x);
+            }
+            float tileMax = mx.reduceLanes(VectorOperators.MAX);
+            float m = s.m[j];
+            float mNew = Math.max(m, tileMax);
+            if (mNew == NEG_INF) {
+                s.alpha[j] = 0f;
+                s.l[j] = twoPass ? 0f : s.l[j] * 0f;
+                Arrays.fill(sc, at, at + tn, 0f);
+            } else {
+                float alpha = twoPass ? 1f : LaneMath.exp(m - mNew);
+                s.alpha[j] = alpha;
+                // twoPass: m is the sink (the row's only tile), so the sum starts at the sink's term.
+                s.l[j] = twoPass ? LaneMath.exp(m - mNew) : s.l[j] * alpha;
+                expRow(sc, at, tn, mNew);
+            }
+            s.m[j] = mNew;
         }
-        float m = s.m[j];
-        float mNew = Math.max(m, tileMax);
-        float l;
-        float alpha;
-        if (mNew == NEG_INF) {
-            alpha = 0f;
-            l = s.l[j] * alpha;
-            Arrays.fill(sc, at, at + tn, 0f);
-        } else {
-            alpha = LaneMath.exp(m - mNew);
-            l = s.l[j] * alpha;
-            expRow(sc, at, tn, mNew);
+        // l = l + p_i in ordinal order per row (a dead row adds its zeros: l stays 0).
+        int j = 0;
+        for (; j + 4 <= hc; j += 4) {
+            int a0 = j * stride;
+            int a1 = a0 + stride;
+            int a2 = a1 + stride;
+            int a3 = a2 + stride;
+            float l0 = s.l[j];
+            float l1 = s.l[j + 1];
+            float l2 = s.l[j + 2];
+            float l3 = s.l[j + 3];
             for (int i = 0; i < tn; i++) {
-                l = l + sc[at + i];
+                l0 = l0 + sc[a0 + i];
+                l1 = l1 + sc[a1 + i];
+                l2 = l2 + sc[a2 + i];
+                l3 = l3 + sc[a3 + i];
+            }
+            s.l[j] = l0;
+            s.l[j + 1] = l1;
+            s.l[j + 2] = l2;
+            s.l[j + 3] = l3;
+        }
+        for (; j < hc; j++) {
+            int a0 = j * stride;
+            float l0 = s.l[j];
+            for (int i = 0; i < tn; i++) {
+                l0 = l0 + sc[a0 + i];
+            }
+            s.l[j] = l0;
+        }
+        if (twoPass) {
+            for (j = 0; j < hc; j++) {
+                if (s.m[j] == NEG_INF) {
+                    continue;
+                }
+                FloatVector lv = FloatVector.broadcast(SP, s.l[j]);
+                int at = j * stride;
+                for (int i = 0; i < tn; i += L) {
+                    FloatVector.fromArray(SP, sc, at + i).div(lv).intoArray(sc, at + i);
+                }
             }
         }
-        s.m[j] = mNew;
-        s.l[j] = l;
-        s.alpha[j] = alpha;
     }
 
     // ---- shared: PV, the final division, exp ------------------------------------------------------------------------
@@ -839,7 +942,10 @@ final class VectorLanes extends UnionLanes {
         a0.intoArray(out, o0 + e);
     }
 
-    /** {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf. */
+    /**
+     * {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf; the unfused form's rows are already
+     * normalised.
+     */
     private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l) {
         int d = c.headDim();
         float[] out = c.out();
@@ -849,7 +955,10 @@ final class VectorLanes extends UnionLanes {
                 Arrays.fill(out, o, o + d, 0f);
                 continue;
             }
-            float denom = l[j] + LaneMath.exp(c.sink()[h0 + j] - m[j]);
+            if (c.form().twoPass()) {
+                continue;
+            }
+            float denom = l[j] + LaneMath.exp(c.sink(b, h0 + j) - m[j]);
             int e = 0;
             for (; e + L <= d; e += L) {
                 FloatVector.fromArray(SP, out, o + e).div(denom).intoArray(out, o + e);

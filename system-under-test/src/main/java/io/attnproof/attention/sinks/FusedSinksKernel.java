@@ -3,16 +3,17 @@ package io.attnproof.attention.sinks;
 import io.attnproof.attention.Require;
 import io.attnproof.attention.dispatch.DispatchRegistry;
 import io.attnproof.attention.dispatch.DispatchTrace;
+import io.attnproof.attention.dsv4.SinksLanes;
 import io.attnproof.attention.tensor.Tensor;
-import java.util.Arrays;
 import java.util.TreeSet;
 
 /**
- * The fused sinks kernel with the GPU kernels' structure: query-row tiles over key tiles, an online softmax with a
- * running max, the sink folded in after the last tile, and bottom-right-aligned causality and window applied inside
- * ({@code kv_offset = tk - tq}; row r sees {@code j <= r + kv_offset} and, with {@code window > 0},
- * {@code j >= r + kv_offset - window + 1}). Its mask parameter exists only to refuse a non-null mask. It is this
- * lane's CUDA and Metal fused arm and the reference the native ports are written from.
+ * The fused sinks kernel with the GPU kernels' semantics: an online softmax over key tiles with a running max started
+ * at the sink, and bottom-right-aligned causality and window applied inside ({@code kv_offset = tk - tq}; row r sees
+ * {@code j <= r + kv_offset} and, with {@code window > 0}, {@code j >= r + kv_offset - window + 1}); keys outside a
+ * row's window are never read. Its mask parameter exists only to refuse a non-null mask. It is this lane's CUDA and
+ * Metal fused arm, and runs on the union kernel's engines ({@link SinksLanes}: the Vector API with row tiles on every
+ * core).
  */
 public final class FusedSinksKernel {
     /** Query rows per tile (a thread block's rows), the registry's. */
@@ -61,8 +62,7 @@ public final class FusedSinksKernel {
     }
 
     private static Tensor launchDecode(SinksCall call, Tensor q, Tensor k, Tensor v, int window) {
-        float[] out = run(call, q.toFloatArray(), k.toFloatArray(), v.toFloatArray(), window);
-        return Tensor.of(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
+        return launch(call, q, k, v, window);
     }
 
     /**
@@ -75,8 +75,8 @@ public final class FusedSinksKernel {
     }
 
     private static Tensor launch(SinksCall call, Tensor q, Tensor k, Tensor v, int window) {
-        float[] out = run(call, q.toFloatArray(), k.toFloatArray(), v.toFloatArray(), window);
-        return Tensor.of(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
+        float[] out = run(call, q, k, v, window);
+        return Tensor.wrap(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
     }
 
     private static void refuseMask(String kernel, Tensor mask) {
@@ -84,204 +84,19 @@ public final class FusedSinksKernel {
                 + " and cannot honour a caller mask (sinks_attn sends masked calls to sinks_attn_cpu)");
     }
 
-    private static float[] run(SinksCall call, float[] q, float[] k, float[] v, int window) {
-        DispatchTrace.last().sinksSplitChunks = 0;
-        if (DispatchRegistry.singleQuery(call.tq()) && call.tq() == 1) {
-            return decode(call, q, k, v, window);
-        }
-        int hq = call.queryHeads();
-        int tq = call.tq();
-        int tk = call.tk();
-        int d = call.headDim();
-        long kvOffset = (long) tk - tq;
-        float scale = (float) (1.0 / Math.sqrt(d));
-        float[] out = new float[call.batch() * hq * tq * d];
-        float[] m = new float[BLOCK_Q];
-        float[] l = new float[BLOCK_Q];
-        float[] acc = new float[BLOCK_Q * d];
-        float[] s = new float[BLOCK_K];
-        for (int b = 0; b < call.batch(); b++) {
-            for (int h = 0; h < hq; h++) {
-                int kvBase = (b * call.kvHeads() + h / call.group()) * tk * d;
-                for (int r0 = 0; r0 < tq; r0 += BLOCK_Q) {
-                    int rows = Math.min(BLOCK_Q, tq - r0);
-                    Arrays.fill(m, Float.NEGATIVE_INFINITY);
-                    Arrays.fill(l, 0f);
-                    Arrays.fill(acc, 0f);
-                    // Keys any row of this tile can see: tiles outside [lo, hi] are skipped, never loaded.
-                    long lo = window == 0 ? 0 : Math.max(0, r0 + kvOffset - window + 1);
-                    long hi = Math.min(tk - 1L, r0 + rows - 1 + kvOffset);
-                    for (long c0 = lo / BLOCK_K * BLOCK_K; c0 <= hi; c0 += BLOCK_K) {
-                        int cols = (int) Math.min(BLOCK_K, tk - c0);
-                        for (int i = 0; i < rows; i++) {
-                            int qOff = ((b * hq + h) * tq + r0 + i) * d;
-                            long diagonal = r0 + i + kvOffset;
-                            long from = Math.max(c0, window == 0 ? 0 : diagonal - window + 1);
-                            long to = Math.min(c0 + cols - 1, diagonal);
-                            if (from > to) {
-                                continue;
-                            }
-                            float tileMax = Float.NEGATIVE_INFINITY;
-                            for (long j = from; j <= to; j++) {
-                                float x = dot(q, qOff, k, kvBase + (int) j * d, d) * scale;
-                                s[(int) (j - c0)] = x;
-                                tileMax = Math.max(tileMax, x);
-                            }
-                            float mNew = Math.max(m[i], tileMax);
-                            float alpha = m[i] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(m[i] - mNew);
-                            l[i] *= alpha;
-                            for (int e = 0; e < d; e++) {
-                                acc[i * d + e] *= alpha;
-                            }
-                            for (long j = from; j <= to; j++) {
-                                float p = (float) Math.exp(s[(int) (j - c0)] - mNew);
-                                l[i] += p;
-                                int vOff = kvBase + (int) j * d;
-                                for (int e = 0; e < d; e++) {
-                                    acc[i * d + e] += p * v[vOff + e];
-                                }
-                            }
-                            m[i] = mNew;
-                        }
-                    }
-                    // After the last key tile: fold the sink into the denominator only, then normalise.
-                    float sink = call.sink()[h];
-                    for (int i = 0; i < rows; i++) {
-                        float mFinal = Math.max(m[i], sink);
-                        if (mFinal == Float.NEGATIVE_INFINITY) {
-                            continue; // no key admitted and no sink: zeros
-                        }
-                        float alpha = m[i] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(m[i] - mFinal);
-                        float denom = l[i] * alpha + (sink == Float.NEGATIVE_INFINITY ? 0f
-                                : (float) Math.exp(sink - mFinal));
-                        int oOff = ((b * hq + h) * tq + r0 + i) * d;
-                        for (int e = 0; e < d; e++) {
-                            out[oOff + e] = acc[i * d + e] * alpha / denom;
-                        }
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
     /**
-     * A single query row per (b, h) ({@code t_q == 1}, so {@code kv_offset = tk - 1}): the same tiles and arithmetic
-     * as that row in {@link #run}'s row tiles (so the same bits), or, from {@link DispatchRegistry#SPLIT_K_MIN_KEYS}
-     * keys on, split-K: the keys in chunks of {@link DispatchRegistry#SPLIT_K_CHUNK}, each giving its running max,
-     * sum of exponentials and unnormalised output with no sink, combined with the sink entering once
-     * ({@code m = max(sink, max_c m_c)}, {@code l = e^(sink-m) + sum_c e^(m_c-m) l_c},
-     * {@code o = sum_c e^(m_c-m) o_c / l}); an empty chunk contributes nothing.
+     * The kernel body on the union kernel's engines ({@link SinksLanes#fused}): every query row over the keys the rule
+     * admits, in tiles, with an online softmax whose running max starts at the sink. A single-query call
+     * ({@code t_q == 1}) from {@link DispatchRegistry#SPLIT_K_MIN_KEYS} keys on splits its keys (split-K) into chunks
+     * of {@link DispatchRegistry#SPLIT_K_CHUNK} key positions, each giving its running max, sum of exponentials and
+     * unnormalised output with no sink, combined with the sink entering once ({@code m = max(sink, max_c m_c)},
+     * {@code l = e^(sink-m) + sum_c e^(m_c-m) l_c}, {@code o = sum_c e^(m_c-m) o_c / l}); an empty chunk contributes
+     * nothing. A row under the switch is computed exactly as the same row of a multi-query call (the same bits).
      */
-    private static float[] decode(SinksCall call, float[] q, float[] k, float[] v, int window) {
-        int hq = call.queryHeads();
-        int tk = call.tk();
-        int d = call.headDim();
-        float scale = (float) (1.0 / Math.sqrt(d));
-        float[] out = new float[call.batch() * hq * d];
-        boolean split = DispatchRegistry.splitK(1, tk);
-        int chunk = split ? DispatchRegistry.SPLIT_K_CHUNK : Math.max(tk, 1);
-        int chunks = split ? DispatchRegistry.splitChunks(tk) : 1;
-        DispatchTrace.last().sinksSplitChunks = split ? chunks : 0;
-        float[] mc = new float[chunks];
-        float[] lc = new float[chunks];
-        float[] oc = new float[chunks * d];
-        float[] s = new float[BLOCK_K];
-        long hi = tk - 1L;
-        long lo = window == 0 ? 0 : Math.max(0, hi - window + 1);
-        for (int b = 0; b < call.batch(); b++) {
-            for (int h = 0; h < hq; h++) {
-                int kvBase = (b * call.kvHeads() + h / call.group()) * tk * d;
-                int qOff = (b * hq + h) * d;
-                java.util.Arrays.fill(oc, 0f);
-                for (int c = 0; c < chunks; c++) {
-                    long cLo = Math.max(lo, (long) c * chunk);
-                    long cHi = Math.min(hi, (long) c * chunk + chunk - 1);
-                    float m = Float.NEGATIVE_INFINITY;
-                    float l = 0f;
-                    for (long c0 = cLo / BLOCK_K * BLOCK_K; c0 <= cHi; c0 += BLOCK_K) {
-                        long from = Math.max(c0, cLo);
-                        long to = Math.min(c0 + BLOCK_K - 1, cHi);
-                        if (from > to) {
-                            continue;
-                        }
-                        float tileMax = Float.NEGATIVE_INFINITY;
-                        for (long j = from; j <= to; j++) {
-                            float x = dot(q, qOff, k, kvBase + (int) j * d, d) * scale;
-                            s[(int) (j - c0)] = x;
-                            tileMax = Math.max(tileMax, x);
-                        }
-                        float mNew = Math.max(m, tileMax);
-                        float alpha = m == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(m - mNew);
-                        l *= alpha;
-                        for (int e = 0; e < d; e++) {
-                            oc[c * d + e] *= alpha;
-                        }
-                        for (long j = from; j <= to; j++) {
-                            float p = (float) Math.exp(s[(int) (j - c0)] - mNew);
-                            l += p;
-                            int vOff = kvBase + (int) j * d;
-                            for (int e = 0; e < d; e++) {
-                                oc[c * d + e] += p * v[vOff + e];
-                            }
-                        }
-                        m = mNew;
-                    }
-                    mc[c] = m;
-                    lc[c] = l;
-                }
-                float sink = call.sink()[h];
-                int oOff = (b * hq + h) * d;
-                if (!split) {
-                    // One chunk: exactly the prefill kernel's finish for this row.
-                    float mFinal = Math.max(mc[0], sink);
-                    if (mFinal == Float.NEGATIVE_INFINITY) {
-                        continue; // no key admitted and no sink: zeros
-                    }
-                    float alpha = mc[0] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(mc[0] - mFinal);
-                    float denom = lc[0] * alpha + (sink == Float.NEGATIVE_INFINITY ? 0f
-                            : (float) Math.exp(sink - mFinal));
-                    for (int e = 0; e < d; e++) {
-                        out[oOff + e] = oc[e] * alpha / denom;
-                    }
-                    continue;
-                }
-                combine(mc, lc, oc, chunks, d, sink, out, oOff);
-            }
-        }
-        return out;
-    }
-
-    /** The split-K combine: the sink enters once, here; chunks in order; zeros when nothing and no sink. */
-    private static void combine(float[] mc, float[] lc, float[] oc, int chunks, int d, float sink, float[] out,
-            int oOff) {
-        float m = sink;
-        for (int c = 0; c < chunks; c++) {
-            m = Math.max(m, mc[c]);
-        }
-        if (m == Float.NEGATIVE_INFINITY) {
-            return; // no key admitted and no sink: zeros
-        }
-        float l = sink == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(sink - m);
-        float[] w = new float[chunks];
-        for (int c = 0; c < chunks; c++) {
-            w[c] = mc[c] == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(mc[c] - m);
-            l += w[c] * lc[c];
-        }
-        for (int e = 0; e < d; e++) {
-            float acc = 0f;
-            for (int c = 0; c < chunks; c++) {
-                acc += w[c] * oc[c * d + e];
-            }
-            out[oOff + e] = acc / l;
-        }
-    }
-
-    private static float dot(float[] a, int aOff, float[] b, int bOff, int d) {
-        float acc = 0f;
-        for (int i = 0; i < d; i++) {
-            acc += a[aOff + i] * b[bOff + i];
-        }
-        return acc;
+    private static float[] run(SinksCall call, Tensor q, Tensor k, Tensor v, int window) {
+        boolean split = DispatchRegistry.splitK(call.tq(), call.tk());
+        DispatchTrace.last().sinksSplitChunks = split ? DispatchRegistry.splitChunks(call.tk()) : 0;
+        return SinksLanes.fused(q.view(), k.view(), v.view(), call.batch(), call.queryHeads(), call.kvHeads(),
+                call.tq(), call.tk(), call.headDim(), call.sink(), window);
     }
 }

@@ -95,9 +95,8 @@ public final class SinksAttention {
     public static Tensor sinksAttnCpu(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window) {
         SinksCall call = SinksCall.of(q, k, v, sinks, window);
         Tensor caller = call.mask4(mask, q);
-        Tensor rule = new VarlenCausalMask(call.tq(), call.tk(), window).materialize();
-        float[] out = UnfusedSinks.attend(call, q.toFloatArray(), k.toFloatArray(), v.toFloatArray(), rule, caller);
-        return Tensor.of(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
+        float[] out = UnfusedSinks.attend(call, q.view(), k.view(), v.view(), window, caller);
+        return Tensor.wrap(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
     }
 
     /**
@@ -142,10 +141,11 @@ public final class SinksAttention {
             if (qLen == 0) {
                 continue;
             }
+            // The sequence's rule is the memo's mask, as consumed: the only rule this row sees.
             Tensor rule = memo.get(qLen, kvLen, window);
             SinksCall row = new SinksCall(1, hq, hkv, qLen, kvLen, d, sink);
             float[] o = UnfusedSinks.attend(row, unpack(qa, cu.q()[i], qLen, hq, d), unpack(ka, cu.k()[i], kvLen, hkv, d),
-                    unpack(va, cu.k()[i], kvLen, hkv, d), rule, null);
+                    unpack(va, cu.k()[i], kvLen, hkv, d), -1, rule.reshape(1, 1, qLen, kvLen));
             for (int h = 0; h < hq; h++) {
                 System.arraycopy(o, h * qLen * d, out, ((i * hq + h) * maxQ) * d, qLen * d);
             }
@@ -184,14 +184,14 @@ public final class SinksAttention {
     }
 
     /** Packed rows {@code [start, start+len)} of {@code [total, H, D]} as {@code [1, H, len, D]}. */
-    private static float[] unpack(float[] packed, int start, int len, int h, int d) {
+    private static java.lang.foreign.MemorySegment unpack(float[] packed, int start, int len, int h, int d) {
         float[] out = new float[h * len * d];
         for (int t = 0; t < len; t++) {
             for (int hi = 0; hi < h; hi++) {
                 System.arraycopy(packed, ((start + t) * h + hi) * d, out, (hi * len + t) * d, d);
             }
         }
-        return out;
+        return java.lang.foreign.MemorySegment.ofArray(out);
     }
 
     /** Warns, once per process, that a caller mask moved a GPU call off its fused kernel onto the unfused path. */

@@ -1,77 +1,36 @@
 package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.dsv4.SinksLanes;
 import io.attnproof.attention.tensor.Tensor;
+import java.lang.foreign.MemorySegment;
 
 /**
- * The unfused loops in f32: scores {@code (q . k) D^-0.5}, plus the additive masks (a {@code -inf} key is never
- * read), softmax with the sink in the denominator, times V. Applies no causality of its own: whatever rule a caller
- * wants arrives as a mask.
+ * The unfused path in f32 on the union kernel's engines ({@link SinksLanes#unfused}): scores {@code (q . k) D^-0.5}
+ * of every admitted key, plus the additive masks (a {@code -inf} key is never read), softmax with the sink in the
+ * denominator (the weights normalised), times V. Applies no causality of its own: the rule a caller wants arrives as
+ * the fused kernels' rule ({@code window}) or as a mask.
  */
 final class UnfusedSinks {
     private UnfusedSinks() {
     }
 
     /**
-     * Output {@code [B,Hq,tq,D]} of {@code call} over row-major {@code q[B,Hq,tq,D]}, {@code k, v[B,Hkv,tk,D]};
-     * {@code rule} is {@code [tq, tk]} or null, {@code mask} is {@code [B|1, Hq|1, tq|1, tk]} or null.
+     * Output {@code [B,Hq,tq,D]} of {@code call} over row-major {@code q[B,Hq,tq,D]}, {@code k, v[B,Hkv,tk,D]} (read
+     * in place); {@code window} the fused kernels' rule (0: causal, no window) or -1 for none, {@code mask}
+     * {@code [B|1, Hq|1, tq|1, tk]} or null (one of the two at least). A mask value must be finite or -inf.
      */
-    static float[] attend(SinksCall call, float[] q, float[] k, float[] v, Tensor rule, Tensor mask) {
-        int hq = call.queryHeads();
-        int hkv = call.kvHeads();
-        int tq = call.tq();
-        int tk = call.tk();
-        int d = call.headDim();
-        float scale = (float) (1.0 / Math.sqrt(d));
-        float[] out = new float[call.batch() * hq * tq * d];
-        float[] scores = new float[tk];
-        float[] probs = new float[tk];
-        for (int b = 0; b < call.batch(); b++) {
-            for (int h = 0; h < hq; h++) {
-                int kvh = h / call.group();
-                int kvBase = (b * hkv + kvh) * tk * d;
-                for (int r = 0; r < tq; r++) {
-                    int qOff = ((b * hq + h) * tq + r) * d;
-                    for (int c = 0; c < tk; c++) {
-                        float add = (rule == null ? 0f : rule.flat(r * tk + c)) + maskAt(mask, b, h, r, c);
-                        scores[c] = add == Float.NEGATIVE_INFINITY ? add
-                                : dot(q, qOff, k, kvBase + c * d, d) * scale + add;
-                    }
-                    SoftmaxWithSinks.row(scores, 0, tk, call.sink()[h], probs, 0);
-                    for (int c = 0; c < tk; c++) {
-                        if (scores[c] != Float.NEGATIVE_INFINITY) {
-                            axpy(probs[c], v, kvBase + c * d, out, qOff, d);
-                        }
-                    }
-                }
+    static float[] attend(SinksCall call, MemorySegment q, MemorySegment k, MemorySegment v, int window, Tensor mask) {
+        MemorySegment m = null;
+        if (mask != null) {
+            float[] values = mask.toFloatArray();
+            for (float x : values) {
+                Require.that(!Float.isNaN(x) && x != Float.POSITIVE_INFINITY, "mask value", x, "be finite or -inf");
             }
+            m = MemorySegment.ofArray(values);
         }
-        return out;
-    }
-
-    private static float maskAt(Tensor mask, int b, int h, int r, int c) {
-        if (mask == null) {
-            return 0f;
-        }
-        int mb = mask.dim(0) == 1 ? 0 : b;
-        int mh = mask.dim(1) == 1 ? 0 : h;
-        int mr = mask.dim(2) == 1 ? 0 : r;
-        float x = mask.flat(((mb * mask.dim(1) + mh) * mask.dim(2) + mr) * mask.dim(3) + c);
-        Require.that(!Float.isNaN(x) && x != Float.POSITIVE_INFINITY, "mask value", x, "be finite or -inf");
-        return x;
-    }
-
-    private static float dot(float[] a, int aOff, float[] b, int bOff, int d) {
-        float acc = 0f;
-        for (int i = 0; i < d; i++) {
-            acc += a[aOff + i] * b[bOff + i];
-        }
-        return acc;
-    }
-
-    private static void axpy(float alpha, float[] x, int xOff, float[] y, int yOff, int d) {
-        for (int i = 0; i < d; i++) {
-            y[yOff + i] += alpha * x[xOff + i];
-        }
+        return SinksLanes.unfused(q, k, v, call.batch(), call.queryHeads(), call.kvHeads(), call.tq(), call.tk(),
+                call.headDim(), call.sink(), window >= 0, Math.max(0, window), m, mask == null ? 1 : mask.dim(0),
+                mask == null ? 1 : mask.dim(1), mask == null ? 1 : mask.dim(2));
     }
 }
