@@ -42,15 +42,12 @@ public final class DispatchRegistry {
     public static final long CPU_PARALLEL_MIN_MACS = declare(1 << 23);
     /** CPU union kernel: admitted keys per online-softmax tile. */
     public static final int UNION_TILE = declare(64);
-    /** Java fused sinks kernel: query rows per tile and keys per tile. */
-    public static final int SINKS_BLOCK_Q = declare(8);
-    public static final int SINKS_BLOCK_K = declare(16);
     /** Native fused kernels ({@code BLOCK_Q}, {@code BLOCK_K} of native/cuda/sinks_attn.cu and the .metal source). */
     public static final int NATIVE_BLOCK_Q = declare(8);
     public static final int NATIVE_BLOCK_K = declare(16);
     /** Split-K (two-pass) decode: a single-query call with at least this many keys splits them into chunks. */
     public static final int SPLIT_K_MIN_KEYS = declare(1024);
-    /** Split-K chunk: keys per chunk (a multiple of {@link #UNION_TILE} and {@link #SINKS_BLOCK_K}). */
+    /** Split-K chunk: keys per chunk (a multiple of {@link #UNION_TILE} and {@link #NATIVE_BLOCK_K}). */
     public static final int SPLIT_K_CHUNK = declare(256);
 
     /**
@@ -124,10 +121,6 @@ public final class DispatchRegistry {
                 + " multiply-adds or more run in parallel"));
         out.add(new Threshold("cpu.union.tile", "CPU union kernel online-softmax tile", UNION_TILE, List.of(CPU),
                 UNION_TILE + " admitted keys per tile"));
-        out.add(new Threshold("java.sinks.block_q", "Java fused sinks kernel row tile", SINKS_BLOCK_Q, List.of(CPU),
-                SINKS_BLOCK_Q + " query rows per tile"));
-        out.add(new Threshold("java.sinks.block_k", "Java fused sinks kernel key tile", SINKS_BLOCK_K, List.of(CPU),
-                SINKS_BLOCK_K + " keys per tile"));
         out.add(new Threshold("native.block_q", "native fused kernels' row tile", NATIVE_BLOCK_Q,
                 List.of(CUDA_EMU, METAL_EMU, CUDA, METAL), NATIVE_BLOCK_Q + " query rows per block"));
         out.add(new Threshold("native.block_k", "native fused kernels' key tile", NATIVE_BLOCK_K,

@@ -16,10 +16,6 @@ import java.util.TreeSet;
  * core).
  */
 public final class FusedSinksKernel {
-    /** Query rows per tile (a thread block's rows), the registry's. */
-    public static final int BLOCK_Q = DispatchRegistry.SINKS_BLOCK_Q;
-    /** Keys per tile (one pass of the inner loop), the registry's. */
-    public static final int BLOCK_K = DispatchRegistry.SINKS_BLOCK_K;
 
     private FusedSinksKernel() {
     }

@@ -335,11 +335,8 @@ abstract class DispatchClaims {
                 UnionOut u = union(spec, seed, x, null, null);
                 return new Point(id, x, null, null, u.diff().maxAbs(), u.limit(), u.diff().worst(), u.noSinkGap());
             }
-            case "java.sinks.block_q" -> {
-                return sinksPoint(id, x, Device.Kind.CUDA, 1, x, x + 6, 64, 0, true, "CUDA_FUSED", seed);
-            }
-            case "java.sinks.block_k", "native.block_k" -> {
-                Device.Kind kind = cpuLane() ? Device.Kind.CUDA : lane().device().kind();
+            case "native.block_k" -> {
+                Device.Kind kind = lane().device().kind();
                 return sinksPoint(id, x, kind, 1, 3, x, 64, 0, true,
                         kind == Device.Kind.CUDA ? "CUDA_FUSED" : "METAL_FUSED", seed, nativeDefine("BLOCK_K"));
             }
