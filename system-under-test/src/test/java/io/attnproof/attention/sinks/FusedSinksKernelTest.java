@@ -100,19 +100,19 @@ class FusedSinksKernelTest {
         SinksInputs in = SinksInputs.generate(seed, 2, 6, 2, tq, tk, 16, precision, 2.0).heavySinks(Math.min(tk,
                 window == 0 ? tk : window));
         DType dt = Tensors.dtype(precision);
-        // The causal (and window) rule must matter: rows admit different numbers of keys (a decode: several keys).
-        java.util.Set<Integer> admitted = new java.util.TreeSet<>();
+        // The causal (and window) rule must matter: it keeps keys from some rows (a decode: it admits several).
+        List<Integer> admitted = new java.util.ArrayList<>();
         for (int r = 0; r < tq; r++) {
             int pos = tk - tq + r;
             int lo = window == 0 ? 0 : Math.max(0, pos - window + 1);
             admitted.add(Math.max(0, Math.min(pos, tk - 1) - lo + 1));
         }
         if (tq == 1) {
-            ev.degeneracy("decode_admits_several_keys" + label, admitted.iterator().next(),
+            ev.degeneracy("decode_admits_several_keys" + label, admitted.getFirst(),
                     io.attnproof.fixtures.evidence.Comparison.GT, 1, "admitted keys " + admitted);
         } else {
-            ev.degeneracy("distinct_admitted_key_counts" + label, admitted.size(),
-                    io.attnproof.fixtures.evidence.Comparison.GT, 1, "per-row admitted keys " + admitted);
+            ev.degeneracy("rows_the_rule_keeps_keys_from" + label, admitted.stream().filter(n -> n < tk).count(),
+                    io.attnproof.fixtures.evidence.Comparison.GT, 0, "per-row admitted keys " + admitted);
         }
         Tensor out = FusedSinksKernel.attend(SinksRun.tensor(in.q(), dt, Device.CPU),
                 SinksRun.tensor(in.k(), dt, Device.CPU), SinksRun.tensor(in.v(), dt, Device.CPU),
