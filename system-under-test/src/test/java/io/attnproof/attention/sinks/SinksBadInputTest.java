@@ -141,4 +141,38 @@ class SinksBadInputTest {
         refused("slidingWindow = 0: must be >= 1", () -> new GptOssConfig(2, 64, 8, 64, 0));
         refused("layers = 0: must be >= 1", () -> GptOssConfig.gptOss(0));
     }
+    static Tensor varlenOf(Tensor q, Tensor k, Tensor v, int window) {
+        return SinksAttention.sinksAttnCpuVarlen(q, k, v, t(q.rank() == 3 ? q.dim(1) : 4), new int[] {0, 3},
+                new int[] {0, 4}, window);
+    }
+
+    @Test
+    void theVarlenPathRefusesBadShapesDtypesAndWindowsByName() {
+        refused("q.rank = 4: must be 3 [total_q, Hq, D] (packed rows)",
+                () -> SinksAttention.sinksAttnCpuVarlen(t(1, 3, 4, 8), t(4, 2, 8), t(4, 2, 8), S, new int[] {0, 3},
+                        new int[] {0, 4}, 0));
+        refused("k.rank = 4: must be 3 [total_k, Hkv, D] (packed rows)",
+                () -> varlenOf(t(3, 4, 8), t(1, 4, 2, 8), t(1, 4, 2, 8), 0));
+        refused("q.shape[1] (query heads) = 0: must be >= 1", () -> varlenOf(t(3, 0, 8), t(4, 2, 8), t(4, 2, 8), 0));
+        refused("q.shape[2] (head dim) = 0: must be >= 1", () -> varlenOf(t(3, 4, 0), t(4, 2, 0), t(4, 2, 0), 0));
+        refused("k.shape = [4, 2, 6]: must be [total_k, Hkv, 8] (q's head dim)",
+                () -> varlenOf(t(3, 4, 8), t(4, 2, 6), t(4, 2, 6), 0));
+        refused("k.shape[1] (KV heads) = 3: must divide the query heads 4 (GQA: Hq a multiple of Hkv)",
+                () -> varlenOf(t(3, 4, 8), t(4, 3, 8), t(4, 3, 8), 0));
+        refused("v.shape = [5, 2, 8]: must equal k.shape [4, 2, 8]",
+                () -> varlenOf(t(3, 4, 8), t(4, 2, 8), t(5, 2, 8), 0));
+        Tensor half = Tensor.zeros(DType.F16, Device.CPU, 4, 2, 8);
+        IllegalArgumentException dtype = assertThrows(IllegalArgumentException.class,
+                () -> varlenOf(t(3, 4, 8), half, half, 0));
+        org.junit.jupiter.api.Assertions.assertTrue(dtype.getMessage().startsWith("k/v = ")
+                && dtype.getMessage().contains("must share q's dtype F32"), dtype.getMessage());
+        refused("window = -1: must be >= 0", () -> varlenOf(t(3, 4, 8), t(4, 2, 8), t(4, 2, 8), -1));
+        // The smallest legal call: one query head, head dim 1.
+        assertEquals(1, varlenOf(t(3, 1, 1), t(4, 1, 1), t(4, 1, 1), 0).dim(1));
+    }
+
+    @Test
+    void theArmForAQueryOfAnotherRankIsRefusedByName() {
+        refused("q.rank = 3: must be 4 [B, Hq, t_q, D]", () -> SinksAttention.armFor(t(4, 3, 8), null, false));
+    }
 }
