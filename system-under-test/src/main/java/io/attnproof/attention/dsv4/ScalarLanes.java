@@ -60,22 +60,7 @@ final class ScalarLanes extends UnionLanes {
             float l = 0f;
             for (int t0 = 0; t0 < row.count; t0 += tile) {
                 int tn = Math.min(tile, row.count - t0);
-                float tileMax = Float.NEGATIVE_INFINITY;
-                for (int i = 0; i < tn; i++) {
-                    int col = row.cols[t0 + i];
-                    MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.k, i * d, d);
-                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.v, i * d, d);
-                    float acc = 0f;
-                    for (int e = 0; e < d; e++) {
-                        acc = Math.fma(s.q[e], s.k[i * d + e], acc);
-                    }
-                    float score = acc * c.scale();
-                    if (row.biased) {
-                        score = score + row.bias[t0 + i];
-                    }
-                    s.p[i] = score;
-                    tileMax = Math.max(tileMax, score);
-                }
+                float tileMax = scoreTile(c, b, row, t0, tn, s.q, s.k, s.v, s.p);
                 float mNew = Math.max(m, tileMax);
                 boolean dead = mNew == Float.NEGATIVE_INFINITY;
                 float alpha = dead ? 0f : LaneMath.exp(m - mNew);
@@ -113,5 +98,30 @@ final class ScalarLanes extends UnionLanes {
                 }
             }
         }
+    }
+    /**
+     * One tile of admitted ordinals {@code [t0, t0 + tn)} of {@code row}: its keys and values gathered into {@code k}
+     * and {@code v}, its scores {@code fma(q, k) * scale (+ bias)} into {@code p}; returns the tile's max score.
+     */
+    static float scoreTile(UnionCall c, int b, Admission.Row row, int t0, int tn, float[] q, float[] k, float[] v,
+            float[] p) {
+        int d = c.headDim();
+        float tileMax = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < tn; i++) {
+            int col = row.cols[t0 + i];
+            MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), k, i * d, d);
+            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), v, i * d, d);
+            float acc = 0f;
+            for (int e = 0; e < d; e++) {
+                acc = Math.fma(q[e], k[i * d + e], acc);
+            }
+            float score = acc * c.scale();
+            if (row.biased) {
+                score = score + row.bias[t0 + i];
+            }
+            p[i] = score;
+            tileMax = Math.max(tileMax, score);
+        }
+        return tileMax;
     }
 }

@@ -142,22 +142,7 @@ final class SplitKDecode {
         Arrays.fill(part, o, o + d, 0f);
         for (int t0 = from; t0 < to; t0 += LaneMath.TILE) {
             int tn = Math.min(LaneMath.TILE, to - t0);
-            float tileMax = Float.NEGATIVE_INFINITY;
-            for (int i = 0; i < tn; i++) {
-                int col = row.cols[t0 + i];
-                MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.k, i * d, d);
-                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.v, i * d, d);
-                float acc = 0f;
-                for (int e = 0; e < d; e++) {
-                    acc = Math.fma(s.q[e], s.k[i * d + e], acc);
-                }
-                float score = acc * c.scale();
-                if (row.biased) {
-                    score = score + row.bias[t0 + i];
-                }
-                s.p[i] = score;
-                tileMax = Math.max(tileMax, score);
-            }
+            float tileMax = ScalarLanes.scoreTile(c, b, row, t0, tn, s.q, s.k, s.v, s.p);
             float mNew = Math.max(m, tileMax);
             boolean dead = mNew == Float.NEGATIVE_INFINITY;
             float alpha = dead ? 0f : LaneMath.exp(m - mNew);

@@ -422,12 +422,7 @@ final class VectorLanes extends UnionLanes {
         float[] sc = s.s;
         for (int v = 0; v < nv; v++) {
             int lane = v * L;
-            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
-            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
-            for (int i = 0; i < tn; i++) {
-                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
-            }
-            m.max(tileMax).intoArray(s.mNew, 0);
+            newMax(s, sc, tn, hp, lane);
             for (int j = 0; j < L; j++) {
                 float mNew = s.mNew[j];
                 float alpha = mNew == NEG_INF ? 0f : LaneMath.exp(s.m[lane + j] - mNew);
@@ -437,6 +432,15 @@ final class VectorLanes extends UnionLanes {
             }
             expHeads(sc, lane, hp, tn, s.m, s.l);
         }
+    }
+
+    /** {@code s.mNew[0..L) = max(s.m, the tile's scores)} for the head vector at {@code lane} (no vector leaves). */
+    private static void newMax(Scratch s, float[] sc, int tn, int hp, int lane) {
+        FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
+        for (int i = 0; i < tn; i++) {
+            tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
+        }
+        FloatVector.fromArray(SP, s.m, lane).max(tileMax).intoArray(s.mNew, 0);
     }
 
     /**
@@ -481,12 +485,7 @@ final class VectorLanes extends UnionLanes {
         float[] sc = s.s;
         for (int v = 0; v < nv; v++) {
             int lane = v * L;
-            FloatVector m = FloatVector.fromArray(SP, s.m, lane);
-            FloatVector tileMax = FloatVector.broadcast(SP, NEG_INF);
-            for (int i = 0; i < tn; i++) {
-                tileMax = tileMax.max(FloatVector.fromArray(SP, sc, i * hp + lane));
-            }
-            m.max(tileMax).intoArray(s.mNew, 0);
+            newMax(s, sc, tn, hp, lane);
             for (int j = 0; j < L; j++) {
                 float mNew = s.mNew[j];
                 boolean dead = mNew == NEG_INF;
