@@ -11,6 +11,13 @@ import io.attnproof.attention.dsv4.CompressRatio;
  *
  * <p>Useful work counts 4 D flops per (query row, admitted key): 2 D for the score, 2 D for the PV term; masked keys,
  * exp, max and the normalisation are not counted. The same count divides the NumPy time.
+ *
+ * <p>Every timed fork fixes its young generation ({@code -Xmn128m}) beside {@code -Xms}: with a 2–4 GiB heap and no
+ * {@code -Xmn}, G1 sizes eden near a gigabyte, and a benchmark allocating its output per call (136 KiB at decode
+ * B = 1) walks through never-touched pages for the whole fork. On this machine (a Firecracker VM) a first touch costs
+ * about 20 µs a page, so decode B = 1 t_c = 32 measured 0.85–1.1 ms a call with {@code -Xms3g -Xmx3g} and 0.24–0.34 ms
+ * with {@code -Xmn128m} added (same code, same load). A small eden is reused after every young collection, as in a
+ * long-running server; pre-touching the heap instead ({@code -XX:+AlwaysPreTouch}) costs 24 s a fork here.
  */
 public final class Shapes {
     public static final int HEADS = 64;

@@ -34,7 +34,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms4g", "-Xmx4g"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms4g", "-Xmx4g", "-Xmn128m"})
 @Warmup(iterations = 2, time = 3)
 @Measurement(iterations = 10, time = 3)
 public class StepBench {

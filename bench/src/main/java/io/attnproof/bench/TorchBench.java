@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "--enable-native-access=ALL-UNNAMED",
+@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-Xmn128m", "--enable-native-access=ALL-UNNAMED",
         "-Dai.djl.offline=true", "-DENGINE_CACHE_DIR=bench/target/djl-cache", "-DPYTORCH_VERSION=2.7.1",
         "-DPYTORCH_FLAVOR=cpu", "-Dhttp.proxyHost=127.0.0.1", "-Dhttp.proxyPort=9", "-Dhttps.proxyHost=127.0.0.1",
         "-Dhttps.proxyPort=9"})

@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms3g", "-Xmx3g"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms3g", "-Xmx3g", "-Xmn128m"})
 @Warmup(iterations = 6, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class UnionDecodeBench {

@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-Xmn128m"})
 @Warmup(iterations = 1)
 @Measurement(iterations = 3)
 public class UnionDecodeNaiveBench {

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms2g", "-Xmx2g"})
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xms2g", "-Xmx2g", "-Xmn128m"})
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class UnionPrefillBench {

@@ -29,6 +29,8 @@ final class VectorLanes extends UnionLanes {
     private static final int TILE = LaneMath.TILE;
     /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
     private static final int DC = 64;
+    /** The same for keys in lanes: a chunk of K's columns, of q and of the tile's scores fit in L1 together. */
+    private static final int KDC = 32;
     /** Columns per work item of the keys-in-lanes packing. */
     private static final int PACK_COLUMNS = 64;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
@@ -567,14 +569,21 @@ final class VectorLanes extends UnionLanes {
         for (int t0 = 0; t0 < row.count; t0 += tile) {
             int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
-                s.vRow[i] = row.cols[t0 + i] * c.headDim();
+                s.vRow[i] = row.cols[t0 + i] * d;
             }
-            int j = 0;
-            for (; j + 4 <= hc; j += 4) {
-                scoresKeys4(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, stride);
+            for (int j = 0; j < hc; j++) {
+                Arrays.fill(s.s, j * stride, j * stride + tn, 0f); // every chain starts at 0
             }
-            for (; j < hc; j++) {
-                scoresKeys1(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride);
+            // D in chunks, every head over one chunk before the next: the chunk of K stays in L1 across heads.
+            for (int e0 = 0; e0 < d; e0 += KDC) {
+                int e1 = Math.min(d, e0 + KDC);
+                int j = 0;
+                for (; j + 4 <= hc; j += 4) {
+                    scoresKeys4(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, stride, e0, e1);
+                }
+                for (; j < hc; j++) {
+                    scoresKeys1(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, e0, e1);
+                }
             }
             scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
             softmaxKeys(s, hc, stride, tn, twoPass);
@@ -593,9 +602,13 @@ final class VectorLanes extends UnionLanes {
         return n;
     }
 
-    /** Scores of 4 heads over one tile: 4 heads x 4 key vectors per register block where 64 columns run on. */
+    /**
+     * Scores of 4 heads over one tile, D in {@code [e0, e1)} added to the partial sums in {@code out} (stored and
+     * reloaded exactly, so the chain over D is unbroken): 4 heads x 4 key vectors per register block where 64 columns
+     * run on; elsewhere one vector, of which only the run's lanes are stored (the rest belong to other columns).
+     */
     private static void scoresKeys4(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
-            int nP, float[] out, int at, int stride) {
+            int nP, float[] out, int at, int stride, int e0, int e1) {
         int q1 = q0 + d;
         int q2 = q1 + d;
         int q3 = q2 + d;
@@ -603,11 +616,24 @@ final class VectorLanes extends UnionLanes {
         while (i < tn) {
             int col = row.cols[t0 + i];
             if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
-                FloatVector a00 = FloatVector.zero(SP), a01 = a00, a02 = a00, a03 = a00;
-                FloatVector a10 = a00, a11 = a00, a12 = a00, a13 = a00;
-                FloatVector a20 = a00, a21 = a00, a22 = a00, a23 = a00;
-                FloatVector a30 = a00, a31 = a00, a32 = a00, a33 = a00;
-                for (int e = 0; e < d; e++) {
+                int o = at + i;
+                FloatVector a00 = FloatVector.fromArray(SP, out, o);
+                FloatVector a01 = FloatVector.fromArray(SP, out, o + L);
+                FloatVector a02 = FloatVector.fromArray(SP, out, o + 2 * L);
+                FloatVector a03 = FloatVector.fromArray(SP, out, o + 3 * L);
+                FloatVector a10 = FloatVector.fromArray(SP, out, o + stride);
+                FloatVector a11 = FloatVector.fromArray(SP, out, o + stride + L);
+                FloatVector a12 = FloatVector.fromArray(SP, out, o + stride + 2 * L);
+                FloatVector a13 = FloatVector.fromArray(SP, out, o + stride + 3 * L);
+                FloatVector a20 = FloatVector.fromArray(SP, out, o + 2 * stride);
+                FloatVector a21 = FloatVector.fromArray(SP, out, o + 2 * stride + L);
+                FloatVector a22 = FloatVector.fromArray(SP, out, o + 2 * stride + 2 * L);
+                FloatVector a23 = FloatVector.fromArray(SP, out, o + 2 * stride + 3 * L);
+                FloatVector a30 = FloatVector.fromArray(SP, out, o + 3 * stride);
+                FloatVector a31 = FloatVector.fromArray(SP, out, o + 3 * stride + L);
+                FloatVector a32 = FloatVector.fromArray(SP, out, o + 3 * stride + 2 * L);
+                FloatVector a33 = FloatVector.fromArray(SP, out, o + 3 * stride + 3 * L);
+                for (int e = e0; e < e1; e++) {
                     int ko = e * nP + col;
                     FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
                     FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
@@ -634,7 +660,6 @@ final class VectorLanes extends UnionLanes {
                     a32 = x3.fma(k2, a32);
                     a33 = x3.fma(k3, a33);
                 }
-                int o = at + i;
                 a00.intoArray(out, o);
                 a01.intoArray(out, o + L);
                 a02.intoArray(out, o + 2 * L);
@@ -656,33 +681,39 @@ final class VectorLanes extends UnionLanes {
                 a33.intoArray(out, o + 3 * L);
                 i += 4 * L;
             } else {
-                // One vector of columns; past the end of a run its lanes are rewritten by the next chunk (or lie
-                // beyond the tile), so only the run's lanes count.
-                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
-                for (int e = 0; e < d; e++) {
+                int n = run(row, t0 + i, Math.min(L, tn - i));
+                VectorMask<Float> keep = SP.indexInRange(0, n);
+                FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
+                FloatVector a1 = FloatVector.fromArray(SP, out, at + stride + i);
+                FloatVector a2 = FloatVector.fromArray(SP, out, at + 2 * stride + i);
+                FloatVector a3 = FloatVector.fromArray(SP, out, at + 3 * stride + i);
+                for (int e = e0; e < e1; e++) {
                     FloatVector k0 = FloatVector.fromArray(SP, kt, e * nP + col);
                     a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(k0, a0);
                     a1 = FloatVector.broadcast(SP, q[q1 + e]).fma(k0, a1);
                     a2 = FloatVector.broadcast(SP, q[q2 + e]).fma(k0, a2);
                     a3 = FloatVector.broadcast(SP, q[q3 + e]).fma(k0, a3);
                 }
-                a0.intoArray(out, at + i);
-                a1.intoArray(out, at + stride + i);
-                a2.intoArray(out, at + 2 * stride + i);
-                a3.intoArray(out, at + 3 * stride + i);
-                i += run(row, t0 + i, Math.min(L, tn - i));
+                a0.intoArray(out, at + i, keep);
+                a1.intoArray(out, at + stride + i, keep);
+                a2.intoArray(out, at + 2 * stride + i, keep);
+                a3.intoArray(out, at + 3 * stride + i, keep);
+                i += n;
             }
         }
     }
 
     private static void scoresKeys1(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
-            int nP, float[] out, int at) {
+            int nP, float[] out, int at, int e0, int e1) {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
             if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
-                FloatVector a0 = FloatVector.zero(SP), a1 = a0, a2 = a0, a3 = a0;
-                for (int e = 0; e < d; e++) {
+                FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
+                FloatVector a1 = FloatVector.fromArray(SP, out, at + i + L);
+                FloatVector a2 = FloatVector.fromArray(SP, out, at + i + 2 * L);
+                FloatVector a3 = FloatVector.fromArray(SP, out, at + i + 3 * L);
+                for (int e = e0; e < e1; e++) {
                     int ko = e * nP + col;
                     FloatVector x = FloatVector.broadcast(SP, q[q0 + e]);
                     a0 = x.fma(FloatVector.fromArray(SP, kt, ko), a0);
@@ -696,13 +727,14 @@ final class VectorLanes extends UnionLanes {
                 a3.intoArray(out, at + i + 3 * L);
                 i += 4 * L;
             } else {
-                FloatVector a0 = FloatVector.zero(SP);
-                for (int e = 0; e < d; e++) {
+                int n = run(row, t0 + i, Math.min(L, tn - i));
+                FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
+                for (int e = e0; e < e1; e++) {
                     a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(FloatVector.fromArray(SP, kt, e * nP + col),
                             a0);
                 }
-                a0.intoArray(out, at + i);
-                i += run(row, t0 + i, Math.min(L, tn - i));
+                a0.intoArray(out, at + i, SP.indexInRange(0, n));
+                i += n;
             }
         }
     }
