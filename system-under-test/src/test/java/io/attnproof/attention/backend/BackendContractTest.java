@@ -210,6 +210,12 @@ class BackendContractTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> EmuRunner.load("cuda-emu", missing));
         assertEquals("the cuda-emu library " + missing + " does not exist (the Maven build compiles it with g++ through"
                 + " native/emu/build.sh)", e.getMessage());
+        // A real shared library that is not an emulation library: the JDK's own libjava.
+        Path foreign = Path.of(System.getProperty("java.home"), "lib", System.mapLibraryName("java"));
+        Assumptions.assumeTrue(Files.isRegularFile(foreign), () -> "no " + foreign + " in this JDK");
+        IllegalStateException notEmu = assertThrows(IllegalStateException.class,
+                () -> EmuRunner.load("cuda-emu", foreign));
+        assertEquals(foreign + " has no attnproof_emu_launch: not an attnproof emulation library", notEmu.getMessage());
         Path lib = cudaEmuLibrary();
         IllegalStateException wrong = assertThrows(IllegalStateException.class, () -> EmuRunner.load("metal-emu", lib));
         assertEquals(lib + " is the cuda-emu library, not metal-emu's", wrong.getMessage());

@@ -45,6 +45,18 @@ class MaskContractTest {
     }
 
     @Test
+    void aRatioZeroLayerNeverAdmitsAColumnPastItsRawSpan() {
+        // SYSTEM.md / UnionMask: compressed block b is admitted iff b < floor((p + 1) / R), never for R = 0 (no
+        // division by R there): column keep is past every raw key of a ratio-0 layer and answers false.
+        UnionMask u = new UnionMask(4, 1, 2, 3, 8, 0, 0);
+        assertTrue(u.admits(0, 2));
+        assertFalse(u.admits(0, 3));
+        RaggedUnionMask m = new RaggedUnionMask(u, new long[] {4});
+        assertTrue(m.admits(0, 0, 2));
+        assertFalse(m.admits(0, 0, 3));
+    }
+
+    @Test
     void aCallerMaskColumnPastTheKeepSpanIsReadFromTheCompressedPart() {
         // t_k_full = 6 raw keys, keep span = keys 1..3 (base 1, keep 3), t_c = 2: caller columns 0..7 hold 10..17.
         CallerMasks.Span span = new CallerMasks.Span(1, 1, 1, 6, 1, 3, 2);
