@@ -367,4 +367,20 @@ class KvCacheContractTest {
                 + " nonzero (a live token would be dropped)", () -> CacheOps.cloneOutCache(c, new int[] {3, 2}));
         assertEquals(2, CacheOps.cloneOutCache(c, new int[] {3, 3}).size());
     }
+
+    @Test
+    void dropDeadPrefixNamesAVElementLeftInTheDeadPrefix() {
+        // Split V, D = 2: K is zero at columns 0 and 1, V is zero at column 0 and nonzero at column 1.
+        float[] k = new float[3 * 2];
+        float[] v = new float[3 * 2];
+        k[4] = 1f;
+        v[2] = 2f;
+        v[4] = 3f;
+        SingleCache c = SingleCache.create(1, 4, 2, DType.F32);
+        c.append(Tensor.of(k, DType.F32, Device.CPU, 1, 1, 3, 2), Tensor.of(v, DType.F32, Device.CPU, 1, 1, 3, 2));
+        refused("lead = 2: must leave a zero-filled dead prefix of 2 column(s) in row 0, but V at column 1 is nonzero"
+                + " (a live token would be dropped)", () -> CacheOps.dropDeadPrefix(c, 2));
+        CacheOps.dropDeadPrefix(c, 1);
+        assertEquals(2, c.currentSeqLen());
+    }
 }

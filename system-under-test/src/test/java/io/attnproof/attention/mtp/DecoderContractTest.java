@@ -2,6 +2,7 @@ package io.attnproof.attention.mtp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -40,18 +41,27 @@ class DecoderContractTest {
         assertArrayEquals(new long[] {3, 5}, StepAccounting.seqlenOffsets(new int[] {3, 5}));
     }
 
+    /** No bigram prior: the greedy token depends on the context, so a decode that loses cached tokens shows. */
+    static final V4Model NO_PRIOR = new V4Model(V4Weights.seeded(new V4Config(16, 8, 2, 4, 8, 2, 32, 0.0, 2024)));
+
     @Test
     void greedyDecodingAloneEqualsTeacherForcingOnTheWholePrefix() {
+        // Degeneracy, measured: without its context (the last token alone) the model would pick other tokens.
+        List<Integer> contextFree = new ArrayList<>();
         List<Integer> prompt = List.of(3, 1, 4, 1, 5);
-        List<Integer> out = GreedyDecoder.decodeAlone(MODEL, prompt, 4);
-        assertEquals(9, out.size());
+        List<Integer> out = GreedyDecoder.decodeAlone(NO_PRIOR, prompt, 6);
+        assertEquals(11, out.size());
         assertEquals(prompt, out.subList(0, 5));
-        for (int n = 5; n < 9; n++) {
-            RowState fresh = MODEL.newRow(out.subList(0, n));
+        for (int n = 5; n < 11; n++) {
+            RowState fresh = NO_PRIOR.newRow(out.subList(0, n));
             int[] toks = out.subList(0, n).stream().mapToInt(Integer::intValue).toArray();
-            V4Model.Forward f = MODEL.forward(List.of(fresh), new int[][] {toks}, null);
+            V4Model.Forward f = NO_PRIOR.forward(List.of(fresh), new int[][] {toks}, null);
             assertEquals(V4Model.argmax(f.logits()[0][n - 1]), out.get(n), "token " + n);
+            RowState alone = NO_PRIOR.newRow(List.of(out.get(n - 1)));
+            contextFree.add(V4Model.argmax(NO_PRIOR.forward(List.of(alone), new int[][] {{out.get(n - 1)}}, null)
+                    .logits()[0][0]));
         }
+        assertNotEquals(out.subList(5, 11), contextFree, "the greedy tokens must depend on the cached context");
     }
 
     /** Counts the observer calls of a run. */

@@ -144,6 +144,10 @@ class V4ModelContractTest {
                 () -> m.commit(List.of(r), f, new int[] {5}, new int[] {4}));
         refused("committed[0] = -1: must lie in [0, t_q = 4]",
                 () -> m.commit(List.of(r), f, new int[] {-1}, new int[] {4}));
+        RowState z = m.newRow(List.of(1));
+        V4Model.Forward fz = m.forward(List.of(z), new int[][] {{1, 2}}, null);
+        m.commit(List.of(z), fz, new int[] {0}, new int[] {2}); // committed == 0: the compressor streams take none
+        assertEquals(2, z.cached());
         m.commit(List.of(r), f, new int[] {4}, new int[] {4}); // committed == t_q
         assertEquals(4, r.cached());
         refused("cached + t_q = 5: must be <= capacity 4", () -> m.forward(List.of(r), new int[][] {{5}}, null));
@@ -357,5 +361,32 @@ class V4ModelContractTest {
         refused("k.shape[0] = 2: must be 1: the arms are traced for one request",
                 () -> AttentionArm.DENSE.call(q, k, null, Tensor.zeros(DType.F32, Device.CPU, 1),
                         Dsv4Config.of(CompressRatio.STANDARD, 4, 0), false));
+    }
+
+    static Tensor seeded(java.util.SplittableRandom rnd, int... shape) {
+        int n = 1;
+        for (int d : shape) {
+            n *= d;
+        }
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) rnd.nextGaussian();
+        }
+        return Tensor.of(x, DType.F32, Device.CPU, shape);
+    }
+
+    @Test
+    void graphDecodeAdmitsOnlyTheBlocksOfItsOwnPosition() {
+        // t = 3 cached keys at CSA (ratio 4): the query sits at position 2 and admits floor(3 / 4) = 0 of the 2
+        // blocks passed, exactly like the dense arm's union mask; position 2 + 2 would admit one.
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(61);
+        Tensor q = seeded(rnd, 1, 2, 1, 4);
+        Tensor k = seeded(rnd, 1, 1, 3, 4);
+        Tensor blocks = seeded(rnd, 1, 1, 2, 4);
+        Tensor sinks = seeded(rnd, 2);
+        Dsv4Config cfg = Dsv4Config.of(CompressRatio.CSA, 8, 0);
+        float[] dense = AttentionArm.DENSE.call(q, k, blocks, sinks, cfg, false).toFloatArray();
+        float[] graph = AttentionArm.GRAPH_DECODE.call(q, k, blocks, sinks, cfg, false).toFloatArray();
+        assertArrayEquals(dense, graph);
     }
 }
