@@ -21,19 +21,44 @@ class SpeculativeDecodeTest {
     static final long SEED = 7007;
     static final int NEW_TOKENS = 64;
     static final int[] PROMPT_LENGTHS = {5, 11, 17, 26};
+    /**
+     * {@link V4Config#small}'s dimensions with the first {@value #LAYERS} layers of the V4 schedule instead of all 43:
+     * two ratio-0 layers, CSA (ratio 4), HCA (ratio 128), CSA, i.e. every kind of layer the 43 have. What R7 and R9
+     * check is the per-row length bookkeeping of the decode loop around the layers, which every layer repeats
+     * identically; the 43 layers made every step ~9x slower (measured: 4.5 s and 3.2 s per test in the full PIT
+     * run's cost model) without exercising anything 5 do not. With 5 layers the degeneracy conditions still hold
+     * (drafts accepted and rejected, 40 fused steps) and the controls are as strong as with 43 (3 rows wrong
+     * without the per-row offsets, 3 when the decode sees the dead prefix).
+     */
+    static final int LAYERS = 5;
 
     static V4Model model;
     static List<List<Integer>> prompts;
-    static List<List<Integer>> alone;
+    private static List<List<Integer>> alone;
+
+    /** The test model: {@link V4Config#small} with {@link #LAYERS} layers. */
+    static V4Config config(long seed) {
+        V4Config s = V4Config.small(seed);
+        return new V4Config(s.vocab(), s.hidden(), s.heads(), s.headDim(), s.window(), LAYERS, s.capacity(),
+                s.prior(), seed);
+    }
 
     @BeforeAll
-    static void decodeEachRowAlone() {
-        model = new V4Model(V4Weights.seeded(V4Config.small(SEED)));
+    static void buildModelAndPrompts() {
+        model = new V4Model(V4Weights.seeded(config(SEED)));
         prompts = prompts(model, SEED, PROMPT_LENGTHS);
-        alone = new ArrayList<>();
-        for (List<Integer> p : prompts) {
-            alone.add(GreedyDecoder.decodeAlone(model, p, NEW_TOKENS + 1));
+    }
+
+    /** Each row decoded alone (the reference), computed once and only by the tests that compare against it. */
+    static synchronized List<List<Integer>> alone() {
+        if (alone == null) {
+            List<List<Integer>> out = new ArrayList<>();
+            for (List<Integer> p : prompts) {
+                out.add(GreedyDecoder.decodeAlone(model, p, NEW_TOKENS + 1));
+            }
+            alone = out;
         }
+        return alone;
     }
 
     /** One seeded prompt per row (each row its own stream), of the given lengths. */
@@ -60,7 +85,7 @@ class SpeculativeDecodeTest {
         int bad = 0;
         for (int i = 0; i < prompts.size(); i++) {
             int n = prompts.get(i).size() + NEW_TOKENS;
-            bad += r.tokens().get(i).subList(0, n).equals(alone.get(i).subList(0, n)) ? 0 : 1;
+            bad += r.tokens().get(i).subList(0, n).equals(alone().get(i).subList(0, n)) ? 0 : 1;
         }
         return bad;
     }
@@ -99,8 +124,10 @@ class SpeculativeDecodeTest {
         ev.degeneracy("every_step_deferred", deferred.stats().fusedSteps() == 0 && deferred.stats().deferrals() > 0,
                 deferred.stats().toString());
         ev.check("rows_differing_from_alone:deferral", rowsDiffering(deferred), 0, null);
-        ev.controlAtLeast("rows_wrong_when_the_decode_sees_the_dead_prefix",
-                rowsDiffering(run(KvAdvance.PER_SEQUENCE, false, false)), 1);
+        int wrongWithoutOffsets = rowsDiffering(run(KvAdvance.PER_SEQUENCE, false, false));
+        ev.controlAtLeast("rows_wrong_when_the_decode_sees_the_dead_prefix", wrongWithoutOffsets, 1);
+        System.out.printf("R9: deferred %s; rows wrong when the decode sees the dead prefix: %d%n", deferred.stats(),
+                wrongWithoutOffsets);
     }
 
     @Test
@@ -125,7 +152,7 @@ class SpeculativeDecodeTest {
     @Test
     @Claim("R6")
     void aModelThatDoesNotMaskRaggedBatchesIsRefusedPerSequence(Evidence ev) {
-        V4Model unmasked = new V4Model(V4Weights.seeded(V4Config.small(SEED)), false);
+        V4Model unmasked = new V4Model(V4Weights.seeded(config(SEED)), false);
         SpeculativeDecoder d = new SpeculativeDecoder(unmasked,
                 new SpeculativeDecoder.Options(KvAdvance.PER_SEQUENCE, true, true));
         SpeculativeDecoder.Result r = d.run(List.of(prompts.get(0)), 2, 10);
