@@ -147,15 +147,8 @@ public final class Dsv4Attention {
     }
 
     /**
-     * The local additive mask of a call: built fresh in graph decode and for a ragged cohort (per-row leads are
-     * content, not key), memoised for every uniform dense call.
-     */
-    static Tensor unionMask(UnionGeometry g, int tq, Tensor q, Dsv4Config config) {
-        return localMask(g, tq, q, config).dense();
-    }
-
-    /**
-     * {@link #unionMask} with its rule: a uniform dense call takes its mask from the memo (one lookup per call, so a
+     * The local additive mask of a call and its rule: built fresh in graph decode and for a ragged cohort (per-row
+     * leads are content, not key); a uniform dense call takes its mask from the memo (one lookup per call, so a
      * 43-layer step still builds one mask per ratio class) and hands the kernel the rule of that mask's key.
      */
     static Local localMask(UnionGeometry g, int tq, Tensor q, Dsv4Config config) {
