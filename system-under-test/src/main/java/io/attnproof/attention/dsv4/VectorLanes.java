@@ -30,7 +30,15 @@ final class VectorLanes extends UnionLanes {
     /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
     private static final int DC = 64;
     /** The same for keys in lanes: a chunk of K's columns, of q and of the tile's scores fit in L1 together. */
-    private static final int KDC = 32;
+    private static final int KDC = 64;
+    /**
+     * Packed V rows a multiple of 1 KiB long get one cache line more: rows 1 KiB apart fall in 1/16 of the L1 sets,
+     * and a tile's slice of V (64 rows of a D block) no longer fits there while every head block passes over it.
+     */
+    static int vStride(int d) {
+        return d % 256 == 0 ? d + 16 : d;
+    }
+
     /** Columns per work item of the keys-in-lanes packing. */
     private static final int PACK_COLUMNS = 64;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
@@ -86,7 +94,7 @@ final class VectorLanes extends UnionLanes {
         if (keysInLanes) {
             int nP = c.columns() + L;
             float[] kt = new float[d * nP];
-            float[] vp = new float[c.columns() * d];
+            float[] vp = new float[c.columns() * vStride(d)];
             int perRow = perHead ? c.heads() : 1;
             for (int b = 0; b < c.batch(); b++) {
                 final int bb = b;
@@ -139,7 +147,8 @@ final class VectorLanes extends UnionLanes {
         int tile = twoPass ? Math.max(1, row.count) : TILE;
         s.qt = grow(s.qt, d * hp);
         s.s = grow(s.s, tile * hp);
-        s.vt = grow(s.vt, tile * d);
+        int vs = vStride(d);
+        s.vt = grow(s.vt, tile * vs);
         s.kt = grow(s.kt, tile * d);
         s.tile(tile);
         s.lanes(hp);
@@ -169,8 +178,8 @@ final class VectorLanes extends UnionLanes {
                 int col = row.cols[t0 + i];
                 // The tile's K and V rows packed side by side (each is read by every head of the group).
                 MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * d, d);
-                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * d, d);
-                s.vRow[i] = i * d;
+                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * vs, d);
+                s.vRow[i] = i * vs;
             }
             scoresHeads(c, s, row, t0, tn, hp, nv);
             if (twoPass) {
@@ -531,11 +540,12 @@ final class VectorLanes extends UnionLanes {
 
     /**
      * Packs batch entry {@code b} once per call (GEMM-style packing, read by every query row of the entry):
-     * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * D + e] = V[b,
-     * column c, e]}.
+     * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * vStride(D) + e] =
+     * V[b, column c, e]}.
      */
     private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp, int from, int to, Scratch s) {
         int d = c.headDim();
+        int vs = vStride(d);
         s.qs = grow(s.qs, d);
         float[] k = s.qs;
         for (int col = from; col < to; col++) {
@@ -543,7 +553,7 @@ final class VectorLanes extends UnionLanes {
             for (int e = 0; e < d; e++) {
                 kt[e * nP + col] = k[e];
             }
-            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * d, d);
+            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * vs, d);
         }
     }
 
@@ -560,6 +570,7 @@ final class VectorLanes extends UnionLanes {
         s.tile(tile);
         s.lanes(hc);
         int d = c.headDim();
+        int vs = vStride(d);
         s.qr = grow(s.qr, hc * d);
         for (int j = 0; j < hc; j++) {
             s.m[j] = c.sink(b, h0 + j);
@@ -569,7 +580,7 @@ final class VectorLanes extends UnionLanes {
         for (int t0 = 0; t0 < row.count; t0 += tile) {
             int tn = Math.min(tile, row.count - t0);
             for (int i = 0; i < tn; i++) {
-                s.vRow[i] = row.cols[t0 + i] * d;
+                s.vRow[i] = row.cols[t0 + i] * vs;
             }
             for (int j = 0; j < hc; j++) {
                 Arrays.fill(s.s, j * stride, j * stride + tn, 0f); // every chain starts at 0
@@ -789,27 +800,38 @@ final class VectorLanes extends UnionLanes {
             }
             s.m[j] = mNew;
         }
-        // l = l + p_i in ordinal order per row (a dead row adds its zeros: l stays 0).
+        // l = l + p_i in ordinal order per row (a dead row adds its zeros: l stays 0); eight rows' chains
+        // interleaved cover the add latency.
         int j = 0;
-        for (; j + 4 <= hc; j += 4) {
+        for (; j + 8 <= hc; j += 8) {
             int a0 = j * stride;
-            int a1 = a0 + stride;
-            int a2 = a1 + stride;
-            int a3 = a2 + stride;
             float l0 = s.l[j];
             float l1 = s.l[j + 1];
             float l2 = s.l[j + 2];
             float l3 = s.l[j + 3];
+            float l4 = s.l[j + 4];
+            float l5 = s.l[j + 5];
+            float l6 = s.l[j + 6];
+            float l7 = s.l[j + 7];
             for (int i = 0; i < tn; i++) {
-                l0 = l0 + sc[a0 + i];
-                l1 = l1 + sc[a1 + i];
-                l2 = l2 + sc[a2 + i];
-                l3 = l3 + sc[a3 + i];
+                int a = a0 + i;
+                l0 = l0 + sc[a];
+                l1 = l1 + sc[a + stride];
+                l2 = l2 + sc[a + 2 * stride];
+                l3 = l3 + sc[a + 3 * stride];
+                l4 = l4 + sc[a + 4 * stride];
+                l5 = l5 + sc[a + 5 * stride];
+                l6 = l6 + sc[a + 6 * stride];
+                l7 = l7 + sc[a + 7 * stride];
             }
             s.l[j] = l0;
             s.l[j + 1] = l1;
             s.l[j + 2] = l2;
             s.l[j + 3] = l3;
+            s.l[j + 4] = l4;
+            s.l[j + 5] = l5;
+            s.l[j + 6] = l6;
+            s.l[j + 7] = l7;
         }
         for (; j < hc; j++) {
             int a0 = j * stride;
