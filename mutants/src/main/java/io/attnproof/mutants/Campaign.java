@@ -298,7 +298,7 @@ public final class Campaign {
             ClaimTests.Outcome o, List<EvidenceValues.Value> values, long t0) {
         double seconds = (System.nanoTime() - t0) / 1e9;
         EvidenceValues.Value decisive = EvidenceValues.decisive(values, m.claims());
-        MutantResult r = new MutantResult(m.id(), m.claims(), m.breaks(), m.origin(), patch, status, detail,
+        MutantResult r = new MutantResult(m.id(), m.claims(), m.breaks(), m.origin(), m.interleaving(), patch, status, detail,
                 o == null ? List.of() : o.killers(), values, decisive, decisive == null ? Double.NaN : decisive.margin(),
                 o == null ? 0 : o.run(),
                 o == null ? 0 : o.failed(), seconds);

@@ -112,13 +112,21 @@ public final class MergeResults {
     }
 
     /** The fields a verdict is made of: everything a result records except its wall time ({@code seconds}). */
-    static final List<String> VERDICT_FIELDS = List.of("id", "claims", "status", "detail", "killers", "values",
-            "margin", "tests_run", "tests_failed");
+    static final List<String> VERDICT_FIELDS = List.of("id", "claims", "interleaving", "status", "detail", "killers",
+            "values", "margin", "tests_run", "tests_failed");
+    /**
+     * What a race's verdict is made of ({@code interleaving} in its header): its counts and which of its checks fails
+     * first depend on how the threads happened to interleave, so only the outcome, the killing tests and the
+     * decisive line's claim, kind and test are compared.
+     */
+    static final List<String> RACE_FIELDS = List.of("id", "claims", "interleaving", "status", "detail",
+            "killer_tests", "decisive_claim", "decisive_kind", "decisive_test", "tests_run", "tests_failed");
 
     /**
      * Where two campaigns over the same catalog differ (empty when they agree): the same ids, and per id the same
      * status, killers with their messages, failing evidence lines with their values both ways (the decisive line
-     * among them) and kill margin. Only the wall time may differ. {@code a} and {@code b} name the two sides.
+     * among them) and kill margin. Only the wall time may differ; for a race ({@link #RACE_FIELDS}) also its counts.
+     * {@code a} and {@code b} name the two sides.
      */
     public static List<String> compare(String a, List<Map<String, Object>> left, String b,
             List<Map<String, Object>> right) {
@@ -140,9 +148,10 @@ public final class MergeResults {
             if (other == null) {
                 continue;
             }
-            for (String field : VERDICT_FIELDS) {
-                Object x = e.getValue().get(field);
-                Object y = other.get(field);
+            boolean race = e.getValue().get("interleaving") != null || other.get("interleaving") != null;
+            for (String field : race ? RACE_FIELDS : VERDICT_FIELDS) {
+                Object x = field(e.getValue(), field);
+                Object y = field(other, field);
                 if (!java.util.Objects.equals(toJson(x), toJson(y))) {
                     diffs.add(e.getKey() + ": " + field + " differs: " + a + " " + toJson(x) + " vs " + b + " "
                             + toJson(y));
@@ -150,6 +159,22 @@ public final class MergeResults {
             }
         }
         return diffs;
+    }
+
+    /** Field {@code name} of a result, or the derived ones of {@link #RACE_FIELDS}. */
+    @SuppressWarnings("unchecked")
+    private static Object field(Map<String, Object> result, String name) {
+        if (name.equals("killer_tests")) {
+            List<String> tests = new ArrayList<>();
+            if (result.get("killers") instanceof List<?> killers) {
+                killers.forEach(k -> tests.add(String.valueOf(((Map<String, Object>) k).get("test"))));
+            }
+            return tests.stream().sorted().toList();
+        }
+        if (name.startsWith("decisive_")) {
+            return result.get("decisive") instanceof Map<?, ?> d ? d.get(name.substring("decisive_".length())) : null;
+        }
+        return result.get(name);
     }
 
     /** The decisive line of one result: its failing evidence line with the kill margin, or null when none failed. */

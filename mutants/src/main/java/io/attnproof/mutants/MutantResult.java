@@ -8,7 +8,8 @@ import java.util.List;
  * control line of one of its claims with the largest observed ÷ allowed; null when none failed), its margin (NaN
  * without a decisive line) and the wall time it took.
  */
-public record MutantResult(String id, List<String> claims, String breaks, String origin, String patch, Status status,
+public record MutantResult(String id, List<String> claims, String breaks, String origin, String interleaving,
+        String patch, Status status,
         String detail, List<ClaimTests.Killer> killers, List<EvidenceValues.Value> values,
         EvidenceValues.Value decisive, double margin, int testsRun,
         int testsFailed, double seconds) {
@@ -38,8 +39,11 @@ public record MutantResult(String id, List<String> claims, String breaks, String
     /** The JSON object of this result, as {@code results.json} holds it. */
     public String toJson() {
         JsonOut o = new JsonOut();
-        o.begin().field("id", id).field("claims", claims).field("breaks", breaks).field("origin", origin)
-                .field("patch", patch).field("status", status.json()).field("detail", detail);
+        o.begin().field("id", id).field("claims", claims).field("breaks", breaks).field("origin", origin);
+        if (interleaving != null) {
+            o.field("interleaving", interleaving);
+        }
+        o.field("patch", patch).field("status", status.json()).field("detail", detail);
         o.key("killers").beginArray();
         for (ClaimTests.Killer k : killers) {
             o.item().begin().field("test", k.test()).field("message", k.message()).end();

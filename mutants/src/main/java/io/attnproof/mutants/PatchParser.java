@@ -41,6 +41,11 @@ public final class PatchParser {
     }
     /** The header keys, each required exactly once. */
     public static final List<String> KEYS = List.of("id", "claims", "breaks", "origin");
+    /**
+     * The optional header key, at most once: {@code interleaving}, why the numbers of this mutant's kill depend on how
+     * threads interleave (a race), so that two campaigns compare its verdict, not its counts.
+     */
+    public static final String INTERLEAVING = "interleaving";
 
     private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
     private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
@@ -73,9 +78,9 @@ public final class PatchParser {
                         + "\" (the header is '# key: value' lines, keys " + KEYS + ")");
             }
             Matcher m = HEADER.matcher(trimmed);
-            if (!m.matches() || !KEYS.contains(m.group(1))) {
+            if (!m.matches() || !(KEYS.contains(m.group(1)) || m.group(1).equals(INTERLEAVING))) {
                 throw new PatchFormatException(file, i + 1, "header line \"" + abbreviate(line)
-                        + "\" must be '# key: value' with key one of " + KEYS);
+                        + "\" must be '# key: value' with key one of " + KEYS + " or " + INTERLEAVING);
             }
             String key = m.group(1);
             if (header.containsKey(key)) {
@@ -105,7 +110,8 @@ public final class PatchParser {
         }
         List<String> claims = claims(file, headerLine.get("claims"), header.get("claims"));
         List<Mutant.FilePatch> files = diff(file, lines, i);
-        return new Mutant(header.get("id"), claims, header.get("breaks"), header.get("origin"), file, files);
+        return new Mutant(header.get("id"), claims, header.get("breaks"), header.get("origin"),
+                header.get(INTERLEAVING), file, files);
     }
 
     private static List<String> claims(Path file, int line, String value) throws PatchFormatException {

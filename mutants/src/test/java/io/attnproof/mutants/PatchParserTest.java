@@ -39,6 +39,10 @@ class PatchParserTest {
         assertEquals(List.of("R1", "R4"), m.claims());
         assertEquals("breaks a thing", m.breaks());
         assertEquals("ragged-mask wire PR", m.origin());
+        assertEquals(null, m.interleaving(), "no race unless the header says so");
+        Mutant race = PatchParser.parse(Path.of("07-x.patch"), "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n"
+                + "# interleaving: counts depend on the threads\n" + DIFF);
+        assertEquals("counts depend on the threads", race.interleaving());
         assertEquals(1, m.files().size());
         Mutant.FilePatch f = m.files().getFirst();
         assertEquals(P, f.path());
@@ -66,7 +70,9 @@ class PatchParserTest {
         assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
                 + DIFF));
         assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
-                + " [id, claims, breaks, origin]", message("07-x.patch", ok + "# author: me\n" + DIFF));
+                + " [id, claims, breaks, origin] or interleaving", message("07-x.patch", ok + "# author: me\n" + DIFF));
+        assertEquals("07-x.patch:6: '# interleaving:' given twice (first on line 5)", message("07-x.patch",
+                ok + "# interleaving: a\n# interleaving: b\n" + DIFF));
         assertEquals("07-x.patch:5: unexpected text before the diff: \"some prose\" (the header is '# key: value'"
                 + " lines, keys [id, claims, breaks, origin])", message("07-x.patch", ok + "some prose\n" + DIFF));
         assertEquals("07-x.patch: no diff after the header (expected 'diff --git a/... b/...')",

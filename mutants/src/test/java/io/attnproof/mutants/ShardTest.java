@@ -55,7 +55,7 @@ class ShardTest {
     }
 
     static MutantResult result(String id, MutantResult.Status status) {
-        return new MutantResult(id, List.of("R1"), "b", "o", "mutants/catalog/" + id + ".patch", status, null,
+        return new MutantResult(id, List.of("R1"), "b", "o", null, "mutants/catalog/" + id + ".patch", status, null,
                 status == MutantResult.Status.KILLED ? List.of(new ClaimTests.Killer("T#m", "boom")) : List.of(),
                 List.of(value()), status == MutantResult.Status.KILLED ? value() : null, 5000, 3, 1, 1.25);
     }
@@ -147,5 +147,42 @@ class ShardTest {
         assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-a: status differs: a \"killed\" vs b \"survived\"")),
                 diffs.toString());
         assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-a: killers differs")), diffs.toString());
+    }
+
+    @Test
+    void aRaceIsComparedByItsVerdictNotItsCounts() throws Exception {
+        MutantResult race = race(new ClaimTests.Killer("T#m", "45973 elements differ"), 45973, "bits_differing");
+        MutantResult otherCounts = race(new ClaimTests.Killer("T#m", "12 elements differ"), 12, "other_metric");
+        ResultsFiles.writeJson(dir.resolve("a.json"), List.of(race));
+        ResultsFiles.writeJson(dir.resolve("b.json"), List.of(otherCounts));
+        List<Map<String, Object>> a = ResultsFiles.readJson(dir.resolve("a.json"));
+        assertEquals("threads overlap", a.getFirst().get("interleaving"));
+        assertEquals(List.of(), MergeResults.compare("a", a, "b", ResultsFiles.readJson(dir.resolve("b.json"))),
+                "a race's counts and first failing metric may differ");
+
+        MutantResult otherTest = race(new ClaimTests.Killer("U#n", "45973 elements differ"), 45973, "bits_differing");
+        ResultsFiles.writeJson(dir.resolve("c.json"), List.of(otherTest));
+        List<String> diffs = MergeResults.compare("a", a, "c", ResultsFiles.readJson(dir.resolve("c.json")));
+        assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-race: killer_tests differs")), diffs.toString());
+        assertTrue(diffs.stream().anyMatch(d -> d.startsWith("01-race: decisive_test differs")), diffs.toString());
+
+        // Without the header the same two results differ by their counts.
+        ResultsFiles.writeJson(dir.resolve("d.json"), List.of(withoutHeader(race)));
+        ResultsFiles.writeJson(dir.resolve("e.json"), List.of(withoutHeader(otherCounts)));
+        assertTrue(MergeResults.compare("d", ResultsFiles.readJson(dir.resolve("d.json")), "e",
+                ResultsFiles.readJson(dir.resolve("e.json"))).stream().anyMatch(d -> d.contains("values differs")));
+    }
+
+    private static MutantResult race(ClaimTests.Killer killer, double count, String metric) {
+        EvidenceValues.Value v = new EvidenceValues.Value("B7", "check", metric, killer.test(), 7L,
+                new EvidenceValues.Reading(0, 0, true, "=="), new EvidenceValues.Reading(count, 0, false, "=="),
+                Double.POSITIVE_INFINITY);
+        return new MutantResult("01-race", List.of("B7"), "b", "o", "threads overlap", "mutants/catalog/01-race.patch",
+                MutantResult.Status.KILLED, null, List.of(killer), List.of(v), v, Double.POSITIVE_INFINITY, 1, 1, 0.5);
+    }
+
+    private static MutantResult withoutHeader(MutantResult r) {
+        return new MutantResult(r.id(), r.claims(), r.breaks(), r.origin(), null, r.patch(), r.status(), r.detail(),
+                r.killers(), r.values(), r.decisive(), r.margin(), r.testsRun(), r.testsFailed(), r.seconds());
     }
 }

@@ -3,6 +3,7 @@ package io.attnproof.attention.dsv4;
 import io.attnproof.attention.dispatch.DispatchRegistry;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
@@ -120,7 +121,11 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
         }
     }
 
-    /** Runs {@code body(scratch, 0 .. items-1)}, on the common fork-join pool when {@code parallel}. */
+    /**
+     * Runs {@code body(scratch, 0 .. items-1)}, on the common fork-join pool when {@code parallel}: one task per thread,
+     * each taking the next item until none is left (items of unequal cost, such as causal rows, would leave a thread
+     * idle under a fixed split).
+     */
     static <S> void forEach(int items, boolean parallel, Pool<S> pool, ObjIntConsumer<S> body) {
         if (!parallel || items < 2 || SINGLE_THREAD) {
             S s = pool.take();
@@ -132,10 +137,13 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
                 pool.give(s);
             }
         } else {
-            IntStream.range(0, items).parallel().forEach(i -> {
+            AtomicInteger next = new AtomicInteger();
+            IntStream.range(0, Math.min(items, threads())).parallel().forEach(w -> {
                 S s = pool.take();
                 try {
-                    body.accept(s, i);
+                    for (int i = next.getAndIncrement(); i < items; i = next.getAndIncrement()) {
+                        body.accept(s, i);
+                    }
                 } finally {
                     pool.give(s);
                 }
