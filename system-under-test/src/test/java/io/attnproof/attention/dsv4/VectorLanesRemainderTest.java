@@ -146,6 +146,9 @@ class VectorLanesRemainderTest {
         "keys-mixed, 7, 1, 6, 3, 200, 20, mixed, finite",
         "keys-perHead, 8, 1, 7, 2, 150, 24, perHead, none",
         "keys-holes, 9, 2, 9, 3, 140, 33, holes, finite",
+        // keys in lanes: 5 heads (a 4-head score block and a single one) over a 64-key run, D = 147 in chunks of 64:
+        // the single head's partial sums wait in S between chunks
+        "keys-d-chunks, 10, 1, 5, 2, 70, 147, all, finite",
     })
     void theRemainderPathsGiveTheScalarBits(String name, long seed, int batch, int heads, int tq, int n, int d,
             String maskKind, String sinks) {
