@@ -59,7 +59,7 @@ public final class V4Weights {
         return config;
     }
 
-    /** The bigram successor the LM head's prior favours after {@code token}; also the MTP draft. */
+    /** The bigram successor {@code (5 token + 3) mod vocab} the LM head's prior favours; also the MTP draft. */
     public int successor(int token) {
         return (int) ((5L * token + 3) % config.vocab());
     }
