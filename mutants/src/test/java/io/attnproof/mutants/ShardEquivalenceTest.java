@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * of {@code -Dmutants.shardProof=2,3} (each shard a separate campaign into its own directory, as a CI runner would
  * run it), the shard files merged by {@link MergeResults}, and the merge compared verdict by verdict with the
  * unsharded run ({@link MergeResults#compare}: same ids, statuses, killers and messages, failing lines with their
- * values both ways, decisive line and margin; only wall times may differ). Opt-in, since it runs the campaign
- * 1 + |n| times: {@code mvn -B verify -pl mutants -am -Dmutants.shardProof=2,3}. It writes
+ * values both ways, decisive line and margin; only wall times may differ, and a race's counts). Opt-in, since it
+ * runs the campaign 1 + |n| times: {@code mvn -B verify -pl mutants -am -Dmutants.shardProof=2,3}. It writes
  * {@code target/mutants/shard-proof/proof.txt}.
  */
 class ShardEquivalenceTest {
