@@ -116,8 +116,8 @@ public final class MergeResults {
             "values", "margin", "tests_run", "tests_failed");
     /**
      * What a race's verdict is made of ({@code interleaving} in its header): its counts and which of its checks fails
-     * first depend on how the threads happened to interleave, so only the outcome, the killing tests and the
-     * decisive line's claim, kind and test are compared.
+     * first depend on how the threads happened to interleave, so only the outcome (status, detail, test counts), the
+     * killing tests and the decisive line's claim, kind and test are compared.
      */
     static final List<String> RACE_FIELDS = List.of("id", "claims", "interleaving", "status", "detail",
             "killer_tests", "decisive_claim", "decisive_kind", "decisive_test", "tests_run", "tests_failed");
