@@ -18,6 +18,15 @@ public final class Require {
         return value;
     }
 
+    /** The longest array a JVM allocates: {@code 2^31 - 9} elements. */
+    public static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /** Throws unless {@code n <= }{@link #MAX_ARRAY} (one array can hold {@code n} elements); returns {@code n}. */
+    public static int arrayLength(String param, long n, String rule) {
+        that(n <= MAX_ARRAY, param, n, rule);
+        return (int) n;
+    }
+
     /** Throws when {@code value} is null. */
     public static <T> T present(String param, T value) {
         that(value != null, param, "null", "be present");

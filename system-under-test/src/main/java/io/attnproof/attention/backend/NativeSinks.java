@@ -301,7 +301,7 @@ final class NativeSinks {
             float[] mask, int[] md, boolean causal, int window) {
         int chunks = DispatchRegistry.splitChunks(tk);
         long partLen = (long) b * hq * chunks * (d + 2);
-        Require.that(partLen <= Integer.MAX_VALUE - 8, "B*Hq*chunks*(D+2)", partLen, "fit one device buffer");
+        Require.arrayLength("B*Hq*chunks*(D+2)", partLen, "fit one device buffer");
         DeviceBuffer part = DeviceBuffer.scratch("part", (int) partLen);
         DeviceBuffer out = DeviceBuffer.output("out", b * hq * d);
         DeviceBuffer status = DeviceBuffer.status();
@@ -407,7 +407,7 @@ final class NativeSinks {
             return unfusedPass(b, hq, hkv, tq, tk, d, q, k, v, sink, maskValues, md, causal, window);
         }
         int rows = (int) Math.max(1, Math.min(tq, bound / Math.max(1, perRow)));
-        Require.that(perRow <= Integer.MAX_VALUE - 8, "B*Hq*t_k", perRow, "fit one device buffer (one query row)");
+        Require.arrayLength("B*Hq*t_k", perRow, "fit one device buffer (one query row)");
         float[] out = new float[outLen];
         for (int r0 = 0; r0 < tq; r0 += rows) {
             int r1 = Math.min(tq, r0 + rows);
@@ -460,7 +460,7 @@ final class NativeSinks {
     private float[] unfusedPass(int b, int hq, int hkv, int tq, int tk, int d, float[] q, float[] k, float[] v,
             float[] sink, float[] maskValues, int[] md, boolean causal, int window) {
         long scoresLong = (long) b * hq * tq * tk;
-        Require.that(scoresLong <= Integer.MAX_VALUE - 8, "B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
+        Require.arrayLength("B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
         int outLen = b * hq * tq * d;
         DeviceBuffer qb = DeviceBuffer.input("q", q);
         DeviceBuffer kb = DeviceBuffer.input("k", k);

@@ -115,17 +115,9 @@ final class SplitKDecode {
 
     /** The first ordinal of {@code row} whose column is at least {@code column} ({@code row.count} if none). */
     private static int ordinalOf(Admission.Row row, int column) {
-        int lo = 0;
-        int hi = row.count;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (row.cols[mid] < column) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        // columns increase strictly: found, the ordinal; else the insertion point (-at - 1 from binarySearch)
+        int at = Arrays.binarySearch(row.cols, 0, row.count, column);
+        return at >= 0 ? at : -at - 1;
     }
 
     /** Pass one over admitted ordinals {@code [from, to)}: m, l and the unnormalised o, no sink. */

@@ -25,7 +25,10 @@ import jdk.incubator.vector.VectorSpecies;
  */
 final class VectorLanes extends UnionLanes {
     private static final VectorSpecies<Float> SP = FloatVector.SPECIES_PREFERRED;
-    private static final int L = SP.length();
+    /** Floats per vector on this machine. */
+    static final int L = SP.length();
+    /** Four vectors: a register block's keys (keys in lanes) or D elements (PV). */
+    private static final int L4 = 4 * L;
     private static final int TILE = LaneMath.TILE;
     /** D is walked in chunks of this many so that a chunk of the packed q (or K) stays in L1. */
     private static final int DC = 64;
@@ -81,9 +84,45 @@ final class VectorLanes extends UnionLanes {
 
     @Override
     void run(UnionCall c) {
-        // Transposing the union keys once per batch entry ([D][n]) against q once per position ([D][H]); a mask with
-        // a head axis makes every head its own group, which keys in lanes serves without idle lanes.
-        run(c, c.admission().perHead() || (long) c.columns() < (long) c.tq() * c.heads());
+        run(c, keysInLanes(c.admission().perHead(), c.columns(), c.tq(), c.heads()));
+    }
+
+    /**
+     * The layout (speed only: both give the same bits): keys in lanes where the mask has a head axis (every head its
+     * own group, served without idle lanes) or the union has fewer columns than a batch entry has query rows
+     * ({@code tq * heads}), since its keys are then transposed once per entry ([D][n]) against q once per position.
+     */
+    static boolean keysInLanes(boolean perHead, int columns, int tq, int heads) {
+        return perHead || (long) columns < (long) tq * heads;
+    }
+
+    /** Vectors that hold {@code n} lanes: the fewest whole vectors (heads are padded to them with zero rows). */
+    static int vectors(int n) {
+        return (n + L - 1) / L;
+    }
+
+    /** Work items of the keys-in-lanes packing of {@code columns} columns: blocks of {@link #PACK_COLUMNS}. */
+    static int packBlocks(int columns) {
+        return (columns + PACK_COLUMNS - 1) / PACK_COLUMNS;
+    }
+
+    /**
+     * How many chunks the heads-in-lanes layout splits {@code heads} into, for {@code groups} row groups on
+     * {@code threads} threads: 1 unless {@code parallel}; else the fewest chunks of whole vectors that give every
+     * thread a work item ({@code groups * chunks >= threads}), at most one per head vector.
+     */
+    static int headChunks(int heads, int groups, boolean parallel, int threads) {
+        int vectors = vectors(heads);
+        return parallel ? Math.max(1, Math.min(vectors, (threads + groups - 1) / groups)) : 1;
+    }
+
+    /**
+     * Heads per chunk when {@code heads} are split into {@code chunks}: whole vectors, as even as they allow (a trailing
+     * chunk may start past the last head, and is skipped).
+     */
+    static int headsPerChunk(int heads, int chunks) {
+        int vectors = vectors(heads);
+        return (vectors + chunks - 1) / chunks * L;
     }
 
     /** {@link #run(UnionCall)} with the layout forced (the engine test runs both on the same call). */
@@ -99,7 +138,7 @@ final class VectorLanes extends UnionLanes {
             for (int b = 0; b < c.batch(); b++) {
                 final int bb = b;
                 // Packed in blocks of columns, on every thread when the call is parallel.
-                int blocks = (c.columns() + PACK_COLUMNS - 1) / PACK_COLUMNS;
+                int blocks = packBlocks(c.columns());
                 forEach(blocks, parallel, SCRATCH, (scratch, blk) -> pack(c, bb, kt, nP, vp, blk * PACK_COLUMNS,
                         Math.min(c.columns(), (blk + 1) * PACK_COLUMNS), scratch));
                 forEach(c.tq() * perRow, parallel, SCRATCH, (scratch, g) -> {
@@ -117,11 +156,10 @@ final class VectorLanes extends UnionLanes {
                 });
                 return;
             }
-            int vectors = (c.heads() + L - 1) / L;
             int groups = c.batch() * c.tq();
             // Few groups and several threads: split the heads (whole vectors) so every thread has work.
-            int chunks = parallel ? Math.max(1, Math.min(vectors, (threads() + groups - 1) / groups)) : 1;
-            int perChunk = (vectors + chunks - 1) / chunks * L;
+            int chunks = headChunks(c.heads(), groups, parallel, threads());
+            int perChunk = headsPerChunk(c.heads(), chunks);
             forEach(groups * chunks, parallel, SCRATCH, (scratch, g) -> {
                 int group = g / chunks;
                 int h0 = g % chunks * perChunk;
@@ -140,7 +178,7 @@ final class VectorLanes extends UnionLanes {
         c.admission().fill(b, h0, r, row);
         int d = c.headDim();
         int hc = h1 - h0;
-        int hp = (hc + L - 1) / L * L;
+        int hp = vectors(hc) * L;
         int nv = hp / L;
         boolean twoPass = c.form().twoPass();
         // The unfused form takes every admitted key as one tile.
@@ -626,7 +664,7 @@ final class VectorLanes extends UnionLanes {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
-            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
                 int o = at + i;
                 FloatVector a00 = FloatVector.fromArray(SP, out, o);
                 FloatVector a01 = FloatVector.fromArray(SP, out, o + L);
@@ -690,7 +728,7 @@ final class VectorLanes extends UnionLanes {
                 a31.intoArray(out, o + L);
                 a32.intoArray(out, o + 2 * L);
                 a33.intoArray(out, o + 3 * L);
-                i += 4 * L;
+                i += L4;
             } else {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
                 VectorMask<Float> keep = SP.indexInRange(0, n);
@@ -719,7 +757,7 @@ final class VectorLanes extends UnionLanes {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
-            if (i + 4 * L <= tn && row.cols[t0 + i + 4 * L - 1] == col + 4 * L - 1) {
+            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
                 FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
                 FloatVector a1 = FloatVector.fromArray(SP, out, at + i + L);
                 FloatVector a2 = FloatVector.fromArray(SP, out, at + i + 2 * L);
@@ -736,7 +774,7 @@ final class VectorLanes extends UnionLanes {
                 a1.intoArray(out, at + i + L);
                 a2.intoArray(out, at + i + 2 * L);
                 a3.intoArray(out, at + i + 3 * L);
-                i += 4 * L;
+                i += L4;
             } else {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
                 FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
@@ -868,7 +906,7 @@ final class VectorLanes extends UnionLanes {
         int d = c.headDim();
         float[] out = c.out();
         int e = 0;
-        for (; e + 4 * L <= d; e += 4 * L) {
+        for (; e + L4 <= d; e += L4) {
             int j = 0;
             for (; j + 4 <= hc; j += 4) {
                 pv4x4(out, c.outOffset(b, h0 + j, r), c.outOffset(b, h0 + j + 1, r), c.outOffset(b, h0 + j + 2, r),
@@ -1038,7 +1076,7 @@ final class VectorLanes extends UnionLanes {
         expRow(row, 0, x.length, 0f);
         System.arraycopy(row, 0, out, 0, x.length);
         // And through the heads-in-lanes loop: one lane group, running max 0, every element one ordinal.
-        int n = (x.length + L - 1) / L * L;
+        int n = vectors(x.length) * L;
         float[] heads = Arrays.copyOf(x, n);
         float[] m = new float[n];
         float[] l = new float[n];

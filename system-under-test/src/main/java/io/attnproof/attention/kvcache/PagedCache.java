@@ -35,8 +35,7 @@ public final class PagedCache implements KvCache {
         Require.that(numBlocks >= 1, "numBlocks", numBlocks, "be >= 1");
         Require.that(headDim >= 1, "headDim", headDim, "be >= 1");
         Require.present("dtype", dtype);
-        Require.that((long) blockSize * numBlocks * headDim <= Integer.MAX_VALUE - 8, "blockSize * numBlocks * headDim",
-                (long) blockSize * numBlocks * headDim, "be <= 2^31-9");
+        Require.arrayLength("blockSize * numBlocks * headDim", (long) blockSize * numBlocks * headDim, "be <= 2^31-9");
         this.blockSize = blockSize;
         this.numBlocks = numBlocks;
         this.headDim = headDim;

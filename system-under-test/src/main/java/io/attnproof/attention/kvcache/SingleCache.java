@@ -55,8 +55,7 @@ public final class SingleCache implements KvCache {
         Require.that(headDim >= 1, "headDim", headDim, "be >= 1");
         Require.present("dtype", dtype);
         Require.present("device", device);
-        Require.that((long) batch * capacity * headDim <= Integer.MAX_VALUE - 8, "batch * capacity * headDim",
-                (long) batch * capacity * headDim, "be <= 2^31-9");
+        Require.arrayLength("batch * capacity * headDim", (long) batch * capacity * headDim, "be <= 2^31-9");
         float[] storage = new float[batch * capacity * headDim];
         return new SingleCache(batch, capacity, headDim, dtype, device, storage, storage, 0, 0);
     }

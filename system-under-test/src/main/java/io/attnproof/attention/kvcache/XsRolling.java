@@ -48,8 +48,7 @@ public final class XsRolling implements KvCache {
         Require.that(headDim >= 1, "headDim", headDim, "be >= 1");
         Require.present("dtype", dtype);
         Require.present("device", device);
-        Require.that((long) batch * window * headDim <= Integer.MAX_VALUE - 8, "batch * window * headDim",
-                (long) batch * window * headDim, "be <= 2^31-9");
+        Require.arrayLength("batch * window * headDim", (long) batch * window * headDim, "be <= 2^31-9");
         return new XsRolling(batch, window, headDim, dtype, device);
     }
 

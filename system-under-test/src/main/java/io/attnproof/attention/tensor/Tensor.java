@@ -273,17 +273,24 @@ public final class Tensor {
         for (int d : shape) {
             Require.that(d >= 0, "shape", shape, "have no negative sizes");
         }
-        Require.that(numelLong(shape) <= Integer.MAX_VALUE - 8, "shape", shape, "hold at most 2^31-9 elements");
+        Require.that(numelLong(shape) <= Require.MAX_ARRAY, "shape", shape, "hold at most 2^31-9 elements");
         return shape.clone();
     }
 
+    /** The element count, or {@link Long#MAX_VALUE} where it overflows a long (a zero size makes it 0). */
     private static long numelLong(int[] shape) {
-        long n = 1;
         for (int d : shape) {
-            n *= d;
-            if (n > Integer.MAX_VALUE) {
-                return n;
+            if (d == 0) {
+                return 0; // empty whatever the other sizes, even where their product alone would overflow
             }
+        }
+        long n = 1;
+        try {
+            for (int d : shape) {
+                n = Math.multiplyExact(n, d);
+            }
+        } catch (ArithmeticException overflow) {
+            return Long.MAX_VALUE;
         }
         return n;
     }

@@ -23,6 +23,17 @@ import org.junit.jupiter.api.Test;
  */
 class UnionLanesTest {
 
+    /** Scratch is reused while long enough, else at least doubled: growing calls reallocate it O(log n) times. */
+    @Test
+    void scratchIsKeptWhileLongEnoughAndElseAtLeastDoubled() {
+        float[] a = new float[10];
+        assertSame(a, UnionLanes.grow(a, 10));
+        assertSame(a, UnionLanes.grow(a, 0));
+        assertEquals(20, UnionLanes.grow(a, 11).length);
+        assertEquals(31, UnionLanes.grow(a, 31).length);
+        assertEquals(5, UnionLanes.grow(new float[0], 5).length);
+    }
+
     @Test
     void theVectorEngineRunsWhereTheModuleIsPresent() {
         assertTrue(ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent(),

@@ -57,6 +57,15 @@ class TensorContractTest {
         refused("shape = [65536, 65536, 2]: must hold at most 2^31-9 elements",
                 () -> Tensor.zeros(DType.F32, Device.CPU, 65536, 65536, 2));
         refused("shape = [-1, 2]: must have no negative sizes", () -> Tensor.zeros(DType.F32, Device.CPU, -1, 2));
+        // a product past a long is refused, not wrapped round to a small count
+        refused("shape = [2147483647, 2147483647, 2147483647]: must hold at most 2^31-9 elements",
+                () -> Tensor.zeros(DType.F32, Device.CPU, Integer.MAX_VALUE, Integer.MAX_VALUE, Integer.MAX_VALUE));
+        // a zero size makes a tensor empty whatever its other sizes, even where their product alone passes the bound
+        for (int[] empty : new int[][] {{Integer.MAX_VALUE, 0}, {65536, 65536, 0}, {0, Integer.MAX_VALUE, 3}}) {
+            Tensor e = Tensor.zeros(DType.F32, Device.CPU, empty);
+            assertEquals(0, e.numel(), () -> java.util.Arrays.toString(empty));
+            assertArrayEquals(empty, e.shape());
+        }
         // exactly 2^31-9 elements is a legal shape: reshape checks it, then refuses the element count
         refused("shape = [2147483639]: must hold 4 elements like [2, 2]", () -> t22().reshape(2147483639));
     }

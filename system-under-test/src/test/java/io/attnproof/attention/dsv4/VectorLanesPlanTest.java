@@ -1,0 +1,93 @@
+package io.attnproof.attention.dsv4;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Vector API engine's layout decisions, each against the rule its Javadoc states. They change speed only (the
+ * layouts give the same bits, {@code UnionLanesTest}), so no result can show a wrong one: a decision that drifted
+ * from its rule would leave a core idle, a lane unused or a block packed twice, and only these checks see it.
+ */
+class VectorLanesPlanTest {
+
+    @Test
+    void packedVRowsGetOneCacheLineMoreExactlyWhenTheyAreAMultipleOf1KiB() {
+        for (int d = 1; d <= 1100; d++) {
+            int expected = d % 256 == 0 ? d + 16 : d;
+            assertEquals(expected, VectorLanes.vStride(d), "vStride(" + d + ")");
+        }
+        // the cases the padding is for: D 256, 512 and 1024 rows of 1, 2 and 4 KiB
+        assertEquals(528, VectorLanes.vStride(512));
+        assertEquals(272, VectorLanes.vStride(256));
+        assertEquals(64, VectorLanes.vStride(64));
+    }
+
+    @Test
+    void headsArePaddedToTheFewestWholeVectors() {
+        int lanes = VectorLanes.L;
+        assertEquals(0, VectorLanes.vectors(0));
+        for (int n = 1; n <= 10 * lanes + 1; n++) {
+            int v = VectorLanes.vectors(n);
+            assertTrue((long) v * lanes >= n && (long) (v - 1) * lanes < n, n + " lanes in " + v + " vectors of "
+                    + lanes);
+        }
+    }
+
+    @Test
+    void keysGoInLanesForAHeadAxisOrFewerColumnsThanQueryRows() {
+        // tq * heads = 4 * 16 = 64 query rows per batch entry: 63 columns keys in lanes, 64 and more heads in lanes
+        assertTrue(VectorLanes.keysInLanes(false, 63, 4, 16));
+        assertFalse(VectorLanes.keysInLanes(false, 64, 4, 16));
+        assertFalse(VectorLanes.keysInLanes(false, 65, 4, 16));
+        // a head axis in the mask: keys in lanes whatever the counts
+        assertTrue(VectorLanes.keysInLanes(true, 64, 4, 16));
+        assertTrue(VectorLanes.keysInLanes(true, 100_000, 1, 1));
+        // the product is taken in long: 65536 * 65536 query rows outnumber any int column count
+        assertTrue(VectorLanes.keysInLanes(false, Integer.MAX_VALUE, 65536, 65536));
+        // decode (tq 1) with 64 heads against 128 columns: heads in lanes; the sinks bench shape (8 heads of a KV
+        // head at 512 positions against 512 keys): keys in lanes
+        assertFalse(VectorLanes.keysInLanes(false, 128, 1, 64));
+        assertTrue(VectorLanes.keysInLanes(false, 512, 512, 8));
+    }
+
+    @Test
+    void packingBlocksCoverEveryColumnOnceWithNoEmptyBlock() {
+        assertEquals(0, VectorLanes.packBlocks(0));
+        for (int columns = 1; columns <= 700; columns++) {
+            int blocks = VectorLanes.packBlocks(columns);
+            assertTrue((long) blocks * 64 >= columns, "blocks of 64 cover " + columns + " columns");
+            assertTrue((long) (blocks - 1) * 64 < columns, "the last of " + blocks + " blocks holds a column of "
+                    + columns);
+        }
+    }
+
+    @Test
+    void headChunksAreTheFewestWholeVectorChunksThatGiveEveryThreadWork() {
+        int lanes = VectorLanes.L;
+        for (int heads = 1; heads <= 8 * lanes + 3; heads++) {
+            int vectors = (heads + lanes - 1) / lanes;
+            for (int groups = 1; groups <= 9; groups++) {
+                for (int threads = 1; threads <= 9; threads++) {
+                    String at = "heads " + heads + ", groups " + groups + ", threads " + threads;
+                    assertEquals(1, VectorLanes.headChunks(heads, groups, false, threads), at + ", sequential");
+                    int chunks = VectorLanes.headChunks(heads, groups, true, threads);
+                    assertTrue(chunks >= 1 && chunks <= vectors, at + ": " + chunks + " chunks of " + vectors
+                            + " head vectors");
+                    // every thread has a work item, unless each head vector is a chunk already
+                    assertTrue((long) groups * chunks >= threads || chunks == vectors, at + ": " + chunks + " chunks");
+                    // and no fewer would do
+                    assertTrue(chunks == 1 || (long) groups * (chunks - 1) < threads, at + ": " + chunks
+                            + " chunks where fewer give every thread work");
+                    int per = VectorLanes.headsPerChunk(heads, chunks);
+                    assertEquals(0, per % lanes, at + ": " + per + " heads per chunk, not whole vectors");
+                    assertTrue((long) per * chunks >= heads, at + ": " + chunks + " x " + per + " miss heads");
+                    // as even as whole vectors allow (a trailing chunk may then start past the last head: run skips it)
+                    assertEquals((vectors + chunks - 1) / chunks, per / lanes, at + ": " + per + " heads per chunk");
+                }
+            }
+        }
+    }
+}
