@@ -236,15 +236,6 @@ class Dsv4ContractTest {
     }
 
     @Test
-    void growKeepsALargeEnoughArrayAndAtLeastDoublesAnotherOne() {
-        float[] a = new float[8];
-        assertSame(a, UnionLanes.grow(a, 8));
-        assertSame(a, UnionLanes.grow(a, 3));
-        assertEquals(16, UnionLanes.grow(a, 9).length);
-        assertEquals(40, UnionLanes.grow(a, 40).length);
-    }
-
-    @Test
     void aPoolLendsWhatWasGivenBackAndMakesOneWhenEmpty() {
         UnionLanes.Pool<Object> pool = new UnionLanes.Pool<>(Object::new);
         Object first = pool.take();

@@ -25,12 +25,12 @@ class UnionLanesTest {
 
     /** Scratch is reused while long enough, else at least doubled: growing calls reallocate it O(log n) times. */
     @Test
-    void scratchIsKeptWhileLongEnoughAndElseAtLeastDoubled() {
-        float[] a = new float[10];
-        assertSame(a, UnionLanes.grow(a, 10));
-        assertSame(a, UnionLanes.grow(a, 0));
-        assertEquals(20, UnionLanes.grow(a, 11).length);
-        assertEquals(31, UnionLanes.grow(a, 31).length);
+    void growKeepsALargeEnoughArrayAndAtLeastDoublesAnotherOne() {
+        float[] a = new float[8];
+        assertSame(a, UnionLanes.grow(a, 8));
+        assertSame(a, UnionLanes.grow(a, 3));
+        assertEquals(16, UnionLanes.grow(a, 9).length);
+        assertEquals(40, UnionLanes.grow(a, 40).length);
         assertEquals(5, UnionLanes.grow(new float[0], 5).length);
     }
 
