@@ -300,9 +300,9 @@ final class NativeSinks {
     private float[] splitKDecode(int b, int hq, int hkv, int tk, int d, float[] q, float[] k, float[] v, float[] sink,
             float[] mask, int[] md, boolean causal, int window) {
         int chunks = DispatchRegistry.splitChunks(tk);
-        long partLen = (long) b * hq * chunks * (d + 2);
-        Require.arrayLength("B*Hq*chunks*(D+2)", partLen, "fit one device buffer");
-        DeviceBuffer part = DeviceBuffer.scratch("part", (int) partLen);
+        long partLong = (long) b * hq * chunks * (d + 2);
+        int partLen = Require.arrayLength("B*Hq*chunks*(D+2)", partLong, "fit one device buffer");
+        DeviceBuffer part = DeviceBuffer.scratch("part", partLen);
         DeviceBuffer out = DeviceBuffer.output("out", b * hq * d);
         DeviceBuffer status = DeviceBuffer.status();
         DeviceBuffer sb = DeviceBuffer.input("sinks", sink);
@@ -460,15 +460,15 @@ final class NativeSinks {
     private float[] unfusedPass(int b, int hq, int hkv, int tq, int tk, int d, float[] q, float[] k, float[] v,
             float[] sink, float[] maskValues, int[] md, boolean causal, int window) {
         long scoresLong = (long) b * hq * tq * tk;
-        Require.arrayLength("B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
+        int scoresLen = Require.arrayLength("B*Hq*t_q*t_k", scoresLong, "fit one device buffer");
         int outLen = b * hq * tq * d;
         DeviceBuffer qb = DeviceBuffer.input("q", q);
         DeviceBuffer kb = DeviceBuffer.input("k", k);
         DeviceBuffer vb = DeviceBuffer.input("v", v);
         DeviceBuffer sb = DeviceBuffer.input("sinks", sink);
         KernelArg maskArg = maskArg(maskValues);
-        DeviceBuffer scores = DeviceBuffer.scratch("scores", (int) scoresLong);
-        DeviceBuffer probs = DeviceBuffer.scratch("probs", (int) scoresLong);
+        DeviceBuffer scores = DeviceBuffer.scratch("scores", scoresLen);
+        DeviceBuffer probs = DeviceBuffer.scratch("probs", scoresLen);
         DeviceBuffer out = DeviceBuffer.output("out", outLen);
         KernelArg noMask = maskArg(null);
         List<KernelLaunch> launches;

@@ -55,8 +55,8 @@ public final class SingleCache implements KvCache {
         Require.that(headDim >= 1, "headDim", headDim, "be >= 1");
         Require.present("dtype", dtype);
         Require.present("device", device);
-        Require.arrayLength("batch * capacity * headDim", (long) batch * capacity * headDim, "be <= 2^31-9");
-        float[] storage = new float[batch * capacity * headDim];
+        int n = Require.arrayLength("batch * capacity * headDim", (long) batch * capacity * headDim, "be <= 2^31-9");
+        float[] storage = new float[n];
         return new SingleCache(batch, capacity, headDim, dtype, device, storage, storage, 0, 0);
     }
 

@@ -19,7 +19,7 @@ class VectorLanesPlanTest {
             int expected = d % 256 == 0 ? d + 16 : d;
             assertEquals(expected, VectorLanes.vStride(d), "vStride(" + d + ")");
         }
-        // the cases the padding is for: D 256, 512 and 1024 rows of 1, 2 and 4 KiB
+        // the cases the padding is for: D 256 and 512, rows of 1 and 2 KiB; D 64 keeps its rows packed
         assertEquals(528, VectorLanes.vStride(512));
         assertEquals(272, VectorLanes.vStride(256));
         assertEquals(64, VectorLanes.vStride(64));
