@@ -25,6 +25,8 @@ import jdk.incubator.vector.VectorSpecies;
  */
 final class VectorLanes extends UnionLanes {
     private static final VectorSpecies<Float> SP = FloatVector.SPECIES_PREFERRED;
+    /** Ints in vectors of the same lanes. */
+    private static final VectorSpecies<Integer> ISP = SP.withLanes(int.class);
     /** Floats per vector on this machine. */
     static final int L = SP.length();
     /** Four vectors: a register block's keys (keys in lanes) or D elements (PV). */
@@ -47,6 +49,14 @@ final class VectorLanes extends UnionLanes {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
     private static final float NEG_INF = Float.NEGATIVE_INFINITY;
     private static final Pool<Scratch> SCRATCH = new Pool<>(Scratch::new);
+    /** The packed K and V of a keys-in-lanes call, lent to one call at a time and reused by the next. */
+    private static final Pool<Packed> PACKED = new Pool<>(Packed::new);
+
+    /** {@code kt}: K transposed, {@code [entry][D][nP]}; {@code vp}: V rows padded to {@link #vStride}. */
+    private static final class Packed {
+        float[] kt = new float[0];
+        float[] vp = new float[0];
+    }
 
     /** One worker's buffers, grown on demand and reused across calls. */
     private static final class Scratch {
@@ -56,24 +66,43 @@ final class VectorLanes extends UnionLanes {
         float[] m = new float[0];
         float[] l = new float[0];
         float[] alpha = new float[0];
+        /** Keys in lanes: each head row's max over the tile, from the scores kernel. */
+        float[] tileMax = new float[0];
         final float[] mNew = new float[L];
         float[] vt = new float[0];
         float[] kt = new float[0];
         float[] qs = new float[0];
         /** The q rows of a keys-in-lanes group, side by side. */
         float[] qr = new float[0];
+        /** Keys in lanes: the running max vectors of a 4-head block over a tile. */
+        final float[] mx = new float[L4];
         int[] vRow = new int[TILE];
 
+        /** Keys in lanes: the admitted keys of each row of a row block. */
+        Admission.Row[] rows = {row};
+
+        void rows(int n) {
+            if (rows.length < n) {
+                Admission.Row[] more = Arrays.copyOf(rows, n);
+                for (int k = rows.length; k < n; k++) {
+                    more[k] = new Admission.Row();
+                }
+                rows = more;
+            }
+        }
+
         void tile(int n) {
-            if (vRow.length < n) {
-                vRow = new int[Math.max(n, vRow.length * 2)];
+            if (vRow.length < n + L) {
+                vRow = new int[Math.max(n + L, vRow.length * 2)];
             }
         }
 
         void lanes(int n) {
             m = grow(m, n);
             l = grow(l, n);
-            alpha = grow(alpha, n);
+            // Room for whole vectors: the keys-in-lanes softmax exponentiates alpha in place.
+            alpha = grow(alpha, n + L);
+            tileMax = grow(tileMax, n);
         }
     }
 
@@ -106,6 +135,30 @@ final class VectorLanes extends UnionLanes {
         return (columns + PACK_COLUMNS - 1) / PACK_COLUMNS;
     }
 
+    /** The q of a keys-in-lanes row block stays under this many floats (16 KiB): it is read again for every tile. */
+    static final int ROW_BLOCK_FLOATS = 4096;
+    /** Rows a keys-in-lanes work item takes at most. */
+    static final int ROW_BLOCK_MAX = 8;
+
+    /**
+     * Query rows a keys-in-lanes work item takes, tile by tile across them, when each row has {@code heads} head rows
+     * of {@code d}: as many as keep their q under {@link #ROW_BLOCK_FLOATS}, between 1 and {@link #ROW_BLOCK_MAX}.
+     */
+    static int rowBlock(int heads, int d) {
+        return (int) Math.max(1, Math.min(ROW_BLOCK_MAX, ROW_BLOCK_FLOATS / ((long) heads * d)));
+    }
+
+    /** Floats the packed K and V of the entries packed at once may take: 32 MiB. */
+    static final int PACKED_FLOATS = 1 << 23;
+
+    /**
+     * Batch entries packed at once when each takes {@code perEntry > 0} floats: as many as fit in {@link #PACKED_FLOATS},
+     * at least 1 and at most {@code batch}.
+     */
+    static int packedEntries(int batch, long perEntry) {
+        return (int) Math.max(1, Math.min(batch, PACKED_FLOATS / perEntry));
+    }
+
     /**
      * How many chunks the heads-in-lanes layout splits {@code heads} into, for {@code groups} row groups on
      * {@code threads} threads: 1 unless {@code parallel}; else the fewest chunks of whole vectors that give every
@@ -132,20 +185,40 @@ final class VectorLanes extends UnionLanes {
         int d = c.headDim();
         if (keysInLanes) {
             int nP = c.columns() + L;
-            float[] kt = new float[d * nP];
-            float[] vp = new float[c.columns() * vStride(d)];
+            int kStride = d * nP;
+            int vStride = c.columns() * vStride(d);
             int perRow = perHead ? c.heads() : 1;
-            for (int b = 0; b < c.batch(); b++) {
-                final int bb = b;
-                // Packed in blocks of columns, on every thread when the call is parallel.
-                int blocks = packBlocks(c.columns());
-                forEach(blocks, parallel, SCRATCH, (scratch, blk) -> pack(c, bb, kt, nP, vp, blk * PACK_COLUMNS,
-                        Math.min(c.columns(), (blk + 1) * PACK_COLUMNS), scratch));
-                forEach(c.tq() * perRow, parallel, SCRATCH, (scratch, g) -> {
-                    int r = g / perRow;
-                    int h0 = perHead ? g % perRow : 0;
-                    keysInLanes(c, bb, r, h0, perHead ? h0 + 1 : c.heads(), kt, nP, vp, scratch);
-                });
+            int blocks = packBlocks(c.columns());
+            int rowBlock = rowBlock(perHead ? 1 : c.heads(), d);
+            int items = (c.tq() + rowBlock - 1) / rowBlock * perRow;
+            int entries = packedEntries(c.batch(), (long) kStride + vStride);
+            Packed packed = PACKED.take();
+            try {
+                packed.kt = grow(packed.kt, entries * kStride);
+                packed.vp = grow(packed.vp, entries * vStride);
+                float[] kt = packed.kt;
+                float[] vp = packed.vp;
+                // Entries a group at a time: every thread packs, then every thread takes rows of the whole group
+                // (two barriers a group rather than two an entry). A row item is a block of consecutive rows.
+                for (int b0 = 0; b0 < c.batch(); b0 += entries) {
+                    final int first = b0;
+                    int n = Math.min(entries, c.batch() - b0);
+                    forEach(n * blocks, parallel, SCRATCH, (scratch, w) -> {
+                        int e = w / blocks;
+                        int blk = w % blocks;
+                        pack(c, first + e, kt, e * kStride, nP, vp, e * vStride, blk * PACK_COLUMNS,
+                                Math.min(c.columns(), (blk + 1) * PACK_COLUMNS), scratch);
+                    });
+                    forEach(n * items, parallel, SCRATCH, (scratch, g) -> {
+                        int e = g / items;
+                        int r0 = g % items / perRow * rowBlock;
+                        int h0 = perHead ? g % perRow : 0;
+                        keysInLanes(c, first + e, r0, Math.min(c.tq(), r0 + rowBlock), h0,
+                                perHead ? h0 + 1 : c.heads(), kt, e * kStride, nP, vp, e * vStride, scratch);
+                    });
+                }
+            } finally {
+                PACKED.give(packed);
             }
         } else {
             if (perHead) {
@@ -227,7 +300,7 @@ final class VectorLanes extends UnionLanes {
             }
             pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
         }
-        finish(c, b, r, h0, hc, s.m, s.l);
+        finish(c, b, r, h0, hc, s.m, s.l, 0);
     }
 
     /**
@@ -577,11 +650,13 @@ final class VectorLanes extends UnionLanes {
     // ---- keys in lanes --------------------------------------------------------------------------------------------
 
     /**
-     * Packs batch entry {@code b} once per call (GEMM-style packing, read by every query row of the entry):
-     * {@code kt[e * nP + c] = K[b, column c, e]} (columns {@code [n, nP)} stay 0) and {@code vp[c * vStride(D) + e] =
-     * V[b, column c, e]}.
+     * Packs columns {@code [from, to)} of batch entry {@code b} once per call (GEMM-style packing, read by every query
+     * row of the entry): {@code kt[kb + e * nP + c] = K[b, column c, e]} and {@code vp[vb + c * vStride(D) + e] =
+     * V[b, column c, e]}. Columns {@code [n, nP)} of kt are never admitted: a vector load may read them, but no lane
+     * of theirs is kept.
      */
-    private static void pack(UnionCall c, int b, float[] kt, int nP, float[] vp, int from, int to, Scratch s) {
+    private static void pack(UnionCall c, int b, float[] kt, int kb, int nP, float[] vp, int vb, int from, int to,
+            Scratch s) {
         int d = c.headDim();
         int vs = vStride(d);
         s.qs = grow(s.qs, d);
@@ -589,56 +664,94 @@ final class VectorLanes extends UnionLanes {
         for (int col = from; col < to; col++) {
             MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), k, 0, d);
             for (int e = 0; e < d; e++) {
-                kt[e * nP + col] = k[e];
+                kt[kb + e * nP + col] = k[e];
             }
-            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, col * vs, d);
+            MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vp, vb + col * vs, d);
         }
     }
 
-    private static void keysInLanes(UnionCall c, int b, int r, int h0, int h1, float[] kt, int nP, float[] vp,
-            Scratch s) {
-        Admission.Row row = s.row;
-        c.admission().fill(b, h0, r, row);
+    /**
+     * Query rows {@code [r0, r1)} of batch entry {@code b}, heads {@code [h0, h1)}, tile by tile across the rows: the
+     * first tile of every row, then the second, and so on. Consecutive rows of a sliding window admit nearly the same
+     * keys, so the K and V of a tile are still in L1 when the next row reads them (row by row, each row's whole
+     * window would pass through L1 between two reads). Each row's arithmetic is unchanged.
+     */
+    private static void keysInLanes(UnionCall c, int b, int r0, int r1, int h0, int h1, float[] kt, int kb, int nP,
+            float[] vp, int vb, Scratch s) {
+        int nr = r1 - r0;
         int hc = h1 - h0;
-        boolean twoPass = c.form().twoPass();
-        // The unfused form takes every admitted key as one tile.
-        int tile = twoPass ? Math.max(1, row.count) : TILE;
-        int stride = tile + L;
-        s.s = grow(s.s, hc * stride);
-        s.tile(tile);
-        s.lanes(hc);
         int d = c.headDim();
         int vs = vStride(d);
-        s.qr = grow(s.qr, hc * d);
-        for (int j = 0; j < hc; j++) {
-            s.m[j] = c.sink(b, h0 + j);
-            s.l[j] = 0f;
-            MemorySegment.copy(c.q(), F, c.qByteOffset(b, h0 + j, r), s.qr, j * d, d);
+        boolean twoPass = c.form().twoPass();
+        s.rows(nr);
+        int tiles = 0;
+        int maxTile = 1;
+        for (int k = 0; k < nr; k++) {
+            Admission.Row row = s.rows[k];
+            c.admission().fill(b, h0, r0 + k, row);
+            // The unfused form takes every admitted key as one tile.
+            int tile = twoPass ? Math.max(1, row.count) : TILE;
+            maxTile = Math.max(maxTile, tile);
+            tiles = Math.max(tiles, (row.count + tile - 1) / tile);
         }
-        for (int t0 = 0; t0 < row.count; t0 += tile) {
-            int tn = Math.min(tile, row.count - t0);
-            for (int i = 0; i < tn; i++) {
-                s.vRow[i] = row.cols[t0 + i] * vs;
-            }
+        int stride = maxTile + L;
+        s.s = grow(s.s, hc * stride);
+        s.tile(maxTile);
+        s.lanes(nr * hc);
+        s.qr = grow(s.qr, nr * hc * d);
+        for (int k = 0; k < nr; k++) {
             for (int j = 0; j < hc; j++) {
-                Arrays.fill(s.s, j * stride, j * stride + tn, 0f); // every chain starts at 0
+                s.m[k * hc + j] = c.sink(b, h0 + j);
+                s.l[k * hc + j] = 0f;
+                MemorySegment.copy(c.q(), F, c.qByteOffset(b, h0 + j, r0 + k), s.qr, (k * hc + j) * d, d);
             }
-            // D in chunks, every head over one chunk before the next: the chunk of K stays in L1 across heads.
-            for (int e0 = 0; e0 < d; e0 += KDC) {
-                int e1 = Math.min(d, e0 + KDC);
-                int j = 0;
-                for (; j + 4 <= hc; j += 4) {
-                    scoresKeys4(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, stride, e0, e1);
-                }
-                for (; j < hc; j++) {
-                    scoresKeys1(d, s.qr, j * d, row, t0, tn, kt, nP, s.s, j * stride, e0, e1);
-                }
-            }
-            scaleKeys(s.s, hc, stride, tn, c.scale(), row, t0);
-            softmaxKeys(s, hc, stride, tn, twoPass);
-            pv(c, b, r, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
         }
-        finish(c, b, r, h0, hc, s.m, s.l);
+        float scale = c.scale();
+        for (int t = 0; t < tiles; t++) {
+            for (int k = 0; k < nr; k++) {
+                Admission.Row row = s.rows[k];
+                int tile = twoPass ? Math.max(1, row.count) : TILE;
+                int t0 = t * tile;
+                if (t0 >= row.count) {
+                    continue;
+                }
+                int tn = Math.min(tile, row.count - t0);
+                // Whole vectors: vRow and the row's columns have room past tn.
+                for (int i = 0; i < tn; i += L) {
+                    IntVector.fromArray(ISP, row.cols, t0 + i).mul(vs).add(vb).intoArray(s.vRow, i);
+                }
+                // D in chunks, every head over one chunk before the next: the chunk of K stays in L1 across heads.
+                // The last chunk also scales the scores, adds the biases and takes each head row's max over the tile.
+                int qk = k * hc * d;
+                int j4 = 0;
+                if (d <= KDC && !row.biased) {
+                    for (; j4 + 4 <= hc; j4 += 4) {
+                        scoresKeys4Whole(s.qr, qk + j4 * d, d, row, t0, tn, kt, kb, nP, s.s, j4 * stride, stride,
+                                scale, s.tileMax, j4, s.mx);
+                    }
+                }
+                for (int j = j4; j < hc; j++) {
+                    Arrays.fill(s.s, j * stride, j * stride + tn, 0f); // every chain starts at 0
+                }
+                for (int e0 = 0; e0 < d; e0 += KDC) {
+                    int e1 = Math.min(d, e0 + KDC);
+                    int j = j4;
+                    for (; j + 4 <= hc; j += 4) {
+                        scoresKeys4(s.qr, qk + j * d, d, row, t0, tn, kt, kb, nP, s.s, j * stride, stride, e0, e1,
+                                scale, s.tileMax, j);
+                    }
+                    for (; j < hc; j++) {
+                        scoresKeys1(d, s.qr, qk + j * d, row, t0, tn, kt, kb, nP, s.s, j * stride, e0, e1, scale,
+                                s.tileMax, j);
+                    }
+                }
+                softmaxKeys(s, k * hc, hc, stride, tn, twoPass);
+                pv(c, b, r0 + k, h0, hc, s.s, stride, 1, tn, s.alpha, vp, s.vRow);
+            }
+        }
+        for (int k = 0; k < nr; k++) {
+            finish(c, b, r0 + k, h0, hc, s.m, s.l, k * hc);
+        }
     }
 
     /** Length of the run of consecutive columns at ordinal {@code i}, capped at {@code max}. */
@@ -653,107 +766,281 @@ final class VectorLanes extends UnionLanes {
 
     /**
      * Scores of 4 heads over one tile, D in {@code [e0, e1)} added to the partial sums in {@code out} (stored and
-     * reloaded exactly, so the chain over D is unbroken): 4 heads x 4 key vectors per register block where 64 columns
-     * run on; elsewhere one vector, of which only the run's lanes are stored (the rest belong to other columns).
+     * reloaded exactly, so the chain over D is unbroken): 4 heads x 4 key vectors per register block where 64
+     * columns run on; elsewhere one vector, of which only the run's lanes are stored (the rest belong to other
+     * columns). After the last chunk ({@code e1 == d}) each head row holds its logits and its max over the tile is
+     * in {@code tileMax[j..j+3]} ({@link #logitsRow}). The blocks are methods of their own so that their loops keep
+     * every index in a register.
      */
-    private static void scoresKeys4(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
-            int nP, float[] out, int at, int stride, int e0, int e1) {
-        int q1 = q0 + d;
-        int q2 = q1 + d;
-        int q3 = q2 + d;
+    private static void scoresKeys4(float[] q, int q0, int d, Admission.Row row, int t0, int tn, float[] kt, int kb,
+            int nP, float[] out, int at, int stride, int e0, int e1, float scale, float[] tileMax, int j) {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
+            int ko = kb + e0 * nP + col;
             if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
-                int o = at + i;
-                FloatVector a00 = FloatVector.fromArray(SP, out, o);
-                FloatVector a01 = FloatVector.fromArray(SP, out, o + L);
-                FloatVector a02 = FloatVector.fromArray(SP, out, o + 2 * L);
-                FloatVector a03 = FloatVector.fromArray(SP, out, o + 3 * L);
-                FloatVector a10 = FloatVector.fromArray(SP, out, o + stride);
-                FloatVector a11 = FloatVector.fromArray(SP, out, o + stride + L);
-                FloatVector a12 = FloatVector.fromArray(SP, out, o + stride + 2 * L);
-                FloatVector a13 = FloatVector.fromArray(SP, out, o + stride + 3 * L);
-                FloatVector a20 = FloatVector.fromArray(SP, out, o + 2 * stride);
-                FloatVector a21 = FloatVector.fromArray(SP, out, o + 2 * stride + L);
-                FloatVector a22 = FloatVector.fromArray(SP, out, o + 2 * stride + 2 * L);
-                FloatVector a23 = FloatVector.fromArray(SP, out, o + 2 * stride + 3 * L);
-                FloatVector a30 = FloatVector.fromArray(SP, out, o + 3 * stride);
-                FloatVector a31 = FloatVector.fromArray(SP, out, o + 3 * stride + L);
-                FloatVector a32 = FloatVector.fromArray(SP, out, o + 3 * stride + 2 * L);
-                FloatVector a33 = FloatVector.fromArray(SP, out, o + 3 * stride + 3 * L);
-                for (int e = e0; e < e1; e++) {
-                    int ko = e * nP + col;
-                    FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
-                    FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
-                    FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
-                    FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
-                    FloatVector x0 = FloatVector.broadcast(SP, q[q0 + e]);
-                    FloatVector x1 = FloatVector.broadcast(SP, q[q1 + e]);
-                    FloatVector x2 = FloatVector.broadcast(SP, q[q2 + e]);
-                    FloatVector x3 = FloatVector.broadcast(SP, q[q3 + e]);
-                    a00 = x0.fma(k0, a00);
-                    a01 = x0.fma(k1, a01);
-                    a02 = x0.fma(k2, a02);
-                    a03 = x0.fma(k3, a03);
-                    a10 = x1.fma(k0, a10);
-                    a11 = x1.fma(k1, a11);
-                    a12 = x1.fma(k2, a12);
-                    a13 = x1.fma(k3, a13);
-                    a20 = x2.fma(k0, a20);
-                    a21 = x2.fma(k1, a21);
-                    a22 = x2.fma(k2, a22);
-                    a23 = x2.fma(k3, a23);
-                    a30 = x3.fma(k0, a30);
-                    a31 = x3.fma(k1, a31);
-                    a32 = x3.fma(k2, a32);
-                    a33 = x3.fma(k3, a33);
-                }
-                a00.intoArray(out, o);
-                a01.intoArray(out, o + L);
-                a02.intoArray(out, o + 2 * L);
-                a03.intoArray(out, o + 3 * L);
-                o += stride;
-                a10.intoArray(out, o);
-                a11.intoArray(out, o + L);
-                a12.intoArray(out, o + 2 * L);
-                a13.intoArray(out, o + 3 * L);
-                o += stride;
-                a20.intoArray(out, o);
-                a21.intoArray(out, o + L);
-                a22.intoArray(out, o + 2 * L);
-                a23.intoArray(out, o + 3 * L);
-                o += stride;
-                a30.intoArray(out, o);
-                a31.intoArray(out, o + L);
-                a32.intoArray(out, o + 2 * L);
-                a33.intoArray(out, o + 3 * L);
+                qk4x4Keys(q, q0, d, kt, ko, nP, e0, e1, out, at + i, stride);
                 i += L4;
             } else {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
-                VectorMask<Float> keep = SP.indexInRange(0, n);
-                FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
-                FloatVector a1 = FloatVector.fromArray(SP, out, at + stride + i);
-                FloatVector a2 = FloatVector.fromArray(SP, out, at + 2 * stride + i);
-                FloatVector a3 = FloatVector.fromArray(SP, out, at + 3 * stride + i);
-                for (int e = e0; e < e1; e++) {
-                    FloatVector k0 = FloatVector.fromArray(SP, kt, e * nP + col);
-                    a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(k0, a0);
-                    a1 = FloatVector.broadcast(SP, q[q1 + e]).fma(k0, a1);
-                    a2 = FloatVector.broadcast(SP, q[q2 + e]).fma(k0, a2);
-                    a3 = FloatVector.broadcast(SP, q[q3 + e]).fma(k0, a3);
-                }
-                a0.intoArray(out, at + i, keep);
-                a1.intoArray(out, at + stride + i, keep);
-                a2.intoArray(out, at + 2 * stride + i, keep);
-                a3.intoArray(out, at + 3 * stride + i, keep);
+                qk4x1Keys(q, q0, d, kt, ko, nP, e0, e1, out, at + i, stride, n);
                 i += n;
+            }
+        }
+        if (e1 == d) {
+            for (int h = 0; h < 4; h++) {
+                tileMax[j + h] = logitsRow(out, at + h * stride, tn, scale, row, t0);
             }
         }
     }
 
-    private static void scoresKeys1(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt,
-            int nP, float[] out, int at, int e0, int e1) {
+    /**
+     * One register block of {@link #scoresKeys4}: 4 heads (q rows {@code q0 + h * d}) x 4 key vectors (K from
+     * {@code kt[ko]}, rows {@code nP} apart), D in {@code [e0, e1)}, onto the partial sums at {@code out[o]} (rows
+     * {@code stride} apart).
+     */
+    private static void qk4x4Keys(float[] q, int q0, int d, float[] kt, int ko, int nP, int e0, int e1, float[] out,
+            int o, int stride) {
+        FloatVector a00 = FloatVector.fromArray(SP, out, o);
+        FloatVector a01 = FloatVector.fromArray(SP, out, o + L);
+        FloatVector a02 = FloatVector.fromArray(SP, out, o + 2 * L);
+        FloatVector a03 = FloatVector.fromArray(SP, out, o + 3 * L);
+        FloatVector a10 = FloatVector.fromArray(SP, out, o + stride);
+        FloatVector a11 = FloatVector.fromArray(SP, out, o + stride + L);
+        FloatVector a12 = FloatVector.fromArray(SP, out, o + stride + 2 * L);
+        FloatVector a13 = FloatVector.fromArray(SP, out, o + stride + 3 * L);
+        FloatVector a20 = FloatVector.fromArray(SP, out, o + 2 * stride);
+        FloatVector a21 = FloatVector.fromArray(SP, out, o + 2 * stride + L);
+        FloatVector a22 = FloatVector.fromArray(SP, out, o + 2 * stride + 2 * L);
+        FloatVector a23 = FloatVector.fromArray(SP, out, o + 2 * stride + 3 * L);
+        FloatVector a30 = FloatVector.fromArray(SP, out, o + 3 * stride);
+        FloatVector a31 = FloatVector.fromArray(SP, out, o + 3 * stride + L);
+        FloatVector a32 = FloatVector.fromArray(SP, out, o + 3 * stride + 2 * L);
+        FloatVector a33 = FloatVector.fromArray(SP, out, o + 3 * stride + 3 * L);
+        int q1 = q0 + d;
+        int q2 = q1 + d;
+        int q3 = q2 + d;
+        for (int e = e0; e < e1; e++, ko += nP) {
+            FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+            FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
+            FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
+            FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, q[q0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, q[q1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, q[q2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, q[q3 + e]);
+            a00 = x0.fma(k0, a00);
+            a01 = x0.fma(k1, a01);
+            a02 = x0.fma(k2, a02);
+            a03 = x0.fma(k3, a03);
+            a10 = x1.fma(k0, a10);
+            a11 = x1.fma(k1, a11);
+            a12 = x1.fma(k2, a12);
+            a13 = x1.fma(k3, a13);
+            a20 = x2.fma(k0, a20);
+            a21 = x2.fma(k1, a21);
+            a22 = x2.fma(k2, a22);
+            a23 = x2.fma(k3, a23);
+            a30 = x3.fma(k0, a30);
+            a31 = x3.fma(k1, a31);
+            a32 = x3.fma(k2, a32);
+            a33 = x3.fma(k3, a33);
+        }
+        a00.intoArray(out, o);
+        a01.intoArray(out, o + L);
+        a02.intoArray(out, o + 2 * L);
+        a03.intoArray(out, o + 3 * L);
+        a10.intoArray(out, o + stride);
+        a11.intoArray(out, o + stride + L);
+        a12.intoArray(out, o + stride + 2 * L);
+        a13.intoArray(out, o + stride + 3 * L);
+        a20.intoArray(out, o + 2 * stride);
+        a21.intoArray(out, o + 2 * stride + L);
+        a22.intoArray(out, o + 2 * stride + 2 * L);
+        a23.intoArray(out, o + 2 * stride + 3 * L);
+        a30.intoArray(out, o + 3 * stride);
+        a31.intoArray(out, o + 3 * stride + L);
+        a32.intoArray(out, o + 3 * stride + 2 * L);
+        a33.intoArray(out, o + 3 * stride + 3 * L);
+    }
+
+    /** {@link #qk4x4Keys} for one key vector of which the first {@code n} lanes are admitted (and stored). */
+    private static void qk4x1Keys(float[] q, int q0, int d, float[] kt, int ko, int nP, int e0, int e1, float[] out,
+            int o, int stride, int n) {
+        FloatVector a0 = FloatVector.fromArray(SP, out, o);
+        FloatVector a1 = FloatVector.fromArray(SP, out, o + stride);
+        FloatVector a2 = FloatVector.fromArray(SP, out, o + 2 * stride);
+        FloatVector a3 = FloatVector.fromArray(SP, out, o + 3 * stride);
+        int q1 = q0 + d;
+        int q2 = q1 + d;
+        int q3 = q2 + d;
+        for (int e = e0; e < e1; e++, ko += nP) {
+            FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+            a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(k0, a0);
+            a1 = FloatVector.broadcast(SP, q[q1 + e]).fma(k0, a1);
+            a2 = FloatVector.broadcast(SP, q[q2 + e]).fma(k0, a2);
+            a3 = FloatVector.broadcast(SP, q[q3 + e]).fma(k0, a3);
+        }
+        VectorMask<Float> keep = SP.indexInRange(0, n);
+        a0.intoArray(out, o, keep);
+        a1.intoArray(out, o + stride, keep);
+        a2.intoArray(out, o + 2 * stride, keep);
+        a3.intoArray(out, o + 3 * stride, keep);
+    }
+
+    /**
+     * {@link #scoresKeys4} when D is one chunk and the row has no biases: each block starts at 0, stores logits and
+     * folds its max into {@code mx} (no partial sums to store and reload, no second pass).
+     */
+    private static void scoresKeys4Whole(float[] q, int q0, int d, Admission.Row row, int t0, int tn, float[] kt,
+            int kb, int nP, float[] out, int at, int stride, float scale, float[] tileMax, int j, float[] mx) {
+        FloatVector none = FloatVector.broadcast(SP, NEG_INF);
+        none.intoArray(mx, 0);
+        none.intoArray(mx, L);
+        none.intoArray(mx, 2 * L);
+        none.intoArray(mx, 3 * L);
+        int i = 0;
+        while (i < tn) {
+            int col = row.cols[t0 + i];
+            int ko = kb + col;
+            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
+                qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, mx);
+                i += L4;
+            } else {
+                int n = run(row, t0 + i, Math.min(L, tn - i));
+                qk4x1Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, n, mx);
+                i += n;
+            }
+        }
+        for (int h = 0; h < 4; h++) {
+            tileMax[j + h] = FloatVector.fromArray(SP, mx, h * L).reduceLanes(VectorOperators.MAX);
+        }
+    }
+
+    /** {@link #qk4x4Keys} over all of D from 0, storing {@code acc * scale} and folding each head's max into mx. */
+    private static void qk4x4Whole(float[] q, int q0, int d, float[] kt, int ko, int nP, float[] out, int o,
+            int stride, float scale, float[] mx) {
+        FloatVector a00 = FloatVector.zero(SP);
+        FloatVector a01 = FloatVector.zero(SP);
+        FloatVector a02 = FloatVector.zero(SP);
+        FloatVector a03 = FloatVector.zero(SP);
+        FloatVector a10 = FloatVector.zero(SP);
+        FloatVector a11 = FloatVector.zero(SP);
+        FloatVector a12 = FloatVector.zero(SP);
+        FloatVector a13 = FloatVector.zero(SP);
+        FloatVector a20 = FloatVector.zero(SP);
+        FloatVector a21 = FloatVector.zero(SP);
+        FloatVector a22 = FloatVector.zero(SP);
+        FloatVector a23 = FloatVector.zero(SP);
+        FloatVector a30 = FloatVector.zero(SP);
+        FloatVector a31 = FloatVector.zero(SP);
+        FloatVector a32 = FloatVector.zero(SP);
+        FloatVector a33 = FloatVector.zero(SP);
+        int q1 = q0 + d;
+        int q2 = q1 + d;
+        int q3 = q2 + d;
+        for (int e = 0; e < d; e++, ko += nP) {
+            FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+            FloatVector k1 = FloatVector.fromArray(SP, kt, ko + L);
+            FloatVector k2 = FloatVector.fromArray(SP, kt, ko + 2 * L);
+            FloatVector k3 = FloatVector.fromArray(SP, kt, ko + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, q[q0 + e]);
+            FloatVector x1 = FloatVector.broadcast(SP, q[q1 + e]);
+            FloatVector x2 = FloatVector.broadcast(SP, q[q2 + e]);
+            FloatVector x3 = FloatVector.broadcast(SP, q[q3 + e]);
+            a00 = x0.fma(k0, a00);
+            a01 = x0.fma(k1, a01);
+            a02 = x0.fma(k2, a02);
+            a03 = x0.fma(k3, a03);
+            a10 = x1.fma(k0, a10);
+            a11 = x1.fma(k1, a11);
+            a12 = x1.fma(k2, a12);
+            a13 = x1.fma(k3, a13);
+            a20 = x2.fma(k0, a20);
+            a21 = x2.fma(k1, a21);
+            a22 = x2.fma(k2, a22);
+            a23 = x2.fma(k3, a23);
+            a30 = x3.fma(k0, a30);
+            a31 = x3.fma(k1, a31);
+            a32 = x3.fma(k2, a32);
+            a33 = x3.fma(k3, a33);
+        }
+        FloatVector sv = FloatVector.broadcast(SP, scale);
+        a00 = a00.mul(sv);
+        a01 = a01.mul(sv);
+        a02 = a02.mul(sv);
+        a03 = a03.mul(sv);
+        a10 = a10.mul(sv);
+        a11 = a11.mul(sv);
+        a12 = a12.mul(sv);
+        a13 = a13.mul(sv);
+        a20 = a20.mul(sv);
+        a21 = a21.mul(sv);
+        a22 = a22.mul(sv);
+        a23 = a23.mul(sv);
+        a30 = a30.mul(sv);
+        a31 = a31.mul(sv);
+        a32 = a32.mul(sv);
+        a33 = a33.mul(sv);
+        a00.intoArray(out, o);
+        a01.intoArray(out, o + L);
+        a02.intoArray(out, o + 2 * L);
+        a03.intoArray(out, o + 3 * L);
+        a10.intoArray(out, o + stride);
+        a11.intoArray(out, o + stride + L);
+        a12.intoArray(out, o + stride + 2 * L);
+        a13.intoArray(out, o + stride + 3 * L);
+        a20.intoArray(out, o + 2 * stride);
+        a21.intoArray(out, o + 2 * stride + L);
+        a22.intoArray(out, o + 2 * stride + 2 * L);
+        a23.intoArray(out, o + 2 * stride + 3 * L);
+        a30.intoArray(out, o + 3 * stride);
+        a31.intoArray(out, o + 3 * stride + L);
+        a32.intoArray(out, o + 3 * stride + 2 * L);
+        a33.intoArray(out, o + 3 * stride + 3 * L);
+        FloatVector.fromArray(SP, mx, 0).max(a00).max(a01).max(a02).max(a03).intoArray(mx, 0);
+        FloatVector.fromArray(SP, mx, L).max(a10).max(a11).max(a12).max(a13).intoArray(mx, L);
+        FloatVector.fromArray(SP, mx, 2 * L).max(a20).max(a21).max(a22).max(a23).intoArray(mx, 2 * L);
+        FloatVector.fromArray(SP, mx, 3 * L).max(a30).max(a31).max(a32).max(a33).intoArray(mx, 3 * L);
+    }
+
+    /** {@link #qk4x4Whole} for one key vector of which the first {@code n} lanes are admitted (and stored). */
+    private static void qk4x1Whole(float[] q, int q0, int d, float[] kt, int ko, int nP, float[] out, int o,
+            int stride, float scale, int n, float[] mx) {
+        FloatVector a0 = FloatVector.zero(SP);
+        FloatVector a1 = a0;
+        FloatVector a2 = a0;
+        FloatVector a3 = a0;
+        int q1 = q0 + d;
+        int q2 = q1 + d;
+        int q3 = q2 + d;
+        for (int e = 0; e < d; e++, ko += nP) {
+            FloatVector k0 = FloatVector.fromArray(SP, kt, ko);
+            a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(k0, a0);
+            a1 = FloatVector.broadcast(SP, q[q1 + e]).fma(k0, a1);
+            a2 = FloatVector.broadcast(SP, q[q2 + e]).fma(k0, a2);
+            a3 = FloatVector.broadcast(SP, q[q3 + e]).fma(k0, a3);
+        }
+        FloatVector sv = FloatVector.broadcast(SP, scale);
+        a0 = a0.mul(sv);
+        a1 = a1.mul(sv);
+        a2 = a2.mul(sv);
+        a3 = a3.mul(sv);
+        VectorMask<Float> keep = SP.indexInRange(0, n);
+        a0.intoArray(out, o, keep);
+        a1.intoArray(out, o + stride, keep);
+        a2.intoArray(out, o + 2 * stride, keep);
+        a3.intoArray(out, o + 3 * stride, keep);
+        VectorMask<Float> drop = keep.not();
+        FloatVector.fromArray(SP, mx, 0).max(a0.blend(NEG_INF, drop)).intoArray(mx, 0);
+        FloatVector.fromArray(SP, mx, L).max(a1.blend(NEG_INF, drop)).intoArray(mx, L);
+        FloatVector.fromArray(SP, mx, 2 * L).max(a2.blend(NEG_INF, drop)).intoArray(mx, 2 * L);
+        FloatVector.fromArray(SP, mx, 3 * L).max(a3.blend(NEG_INF, drop)).intoArray(mx, 3 * L);
+    }
+
+    /** {@link #scoresKeys4} for one head. */
+    private static void scoresKeys1(int d, float[] q, int q0, Admission.Row row, int t0, int tn, float[] kt, int kb,
+            int nP, float[] out, int at, int e0, int e1, float scale, float[] tileMax, int j) {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
@@ -763,7 +1050,7 @@ final class VectorLanes extends UnionLanes {
                 FloatVector a2 = FloatVector.fromArray(SP, out, at + i + 2 * L);
                 FloatVector a3 = FloatVector.fromArray(SP, out, at + i + 3 * L);
                 for (int e = e0; e < e1; e++) {
-                    int ko = e * nP + col;
+                    int ko = kb + e * nP + col;
                     FloatVector x = FloatVector.broadcast(SP, q[q0 + e]);
                     a0 = x.fma(FloatVector.fromArray(SP, kt, ko), a0);
                     a1 = x.fma(FloatVector.fromArray(SP, kt, ko + L), a1);
@@ -779,78 +1066,95 @@ final class VectorLanes extends UnionLanes {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
                 FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
                 for (int e = e0; e < e1; e++) {
-                    a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(FloatVector.fromArray(SP, kt, e * nP + col),
+                    a0 = FloatVector.broadcast(SP, q[q0 + e]).fma(FloatVector.fromArray(SP, kt, kb + e * nP + col),
                             a0);
                 }
                 a0.intoArray(out, at + i, SP.indexInRange(0, n));
                 i += n;
             }
         }
-    }
-
-    /** {@code S[j][i] = S[j][i] * scale (+ bias_i)} for every head row of a keys-in-lanes tile. */
-    private static void scaleKeys(float[] sc, int hc, int stride, int tn, float scale, Admission.Row row, int t0) {
-        FloatVector sv = FloatVector.broadcast(SP, scale);
-        for (int j = 0; j < hc; j++) {
-            int at = j * stride;
-            for (int i = 0; i < tn; i += L) {
-                FloatVector x = FloatVector.fromArray(SP, sc, at + i).mul(sv);
-                if (row.biased) {
-                    x = x.add(FloatVector.fromArray(SP, row.bias, t0 + i));
-                }
-                x.intoArray(sc, at + i);
-            }
+        if (e1 == d) {
+            tileMax[j] = logitsRow(out, at, tn, scale, row, t0);
         }
     }
 
     /**
-     * Online softmax of one tile of every head row {@code j < hc} (row j's scores at {@code j * stride}), lanes over
-     * keys: the tile's max by vector reduction (a max is exact in any order), the exponentials by {@link #expRow},
-     * and each row's sum in ordinal order, four rows' chains interleaved. With {@code twoPass} (the unfused form, one
-     * tile: {@code s.m[j]} still holds the sink) the sum starts at {@code e^(sink - m)} and the weights are divided
-     * by it; all zeros where {@code m} is -inf.
+     * {@code out[at + i] = out[at + i] * scale (+ bias_i)} for {@code i < tn} (whole vectors: the lanes past tn are
+     * scratch); returns the max over {@code i < tn}. The two forms are separate loops: a vector that is one of two
+     * values at a merge point is boxed.
      */
-    private static void softmaxKeys(Scratch s, int hc, int stride, int tn, boolean twoPass) {
-        float[] sc = s.s;
-        for (int j = 0; j < hc; j++) {
-            int at = j * stride;
-            FloatVector mx = FloatVector.broadcast(SP, NEG_INF);
+    private static float logitsRow(float[] out, int at, int tn, float scale, Admission.Row row, int t0) {
+        FloatVector sv = FloatVector.broadcast(SP, scale);
+        FloatVector mx = FloatVector.broadcast(SP, NEG_INF);
+        int full = tn / L * L;
+        if (row.biased) {
             for (int i = 0; i < tn; i += L) {
-                FloatVector x = FloatVector.fromArray(SP, sc, at + i);
-                if (i + L > tn) {
-                    x = x.blend(NEG_INF, SP.indexInRange(i, tn).not());
-                }
+                FloatVector x = FloatVector.fromArray(SP, out, at + i).mul(sv)
+                        .add(FloatVector.fromArray(SP, row.bias, t0 + i));
+                x.intoArray(out, at + i);
+                mx = mx.max(x.blend(NEG_INF, SP.indexInRange(i, tn).not()));
+            }
+        } else {
+            for (int i = 0; i < full; i += L) {
+                FloatVector x = FloatVector.fromArray(SP, out, at + i).mul(sv);
+                x.intoArray(out, at + i);
                 mx = mx.max(x);
             }
-            float tileMax = mx.reduceLanes(VectorOperators.MAX);
-            float m = s.m[j];
-            float mNew = Math.max(m, tileMax);
+            if (full < tn) {
+                FloatVector x = FloatVector.fromArray(SP, out, at + full).mul(sv);
+                x.intoArray(out, at + full);
+                mx = mx.max(x.blend(NEG_INF, SP.indexInRange(full, tn).not()));
+            }
+        }
+        return mx.reduceLanes(VectorOperators.MAX);
+    }
+
+    /**
+     * Online softmax of one tile of every head row {@code j < hc} (row j's logits at {@code j * stride}, its max over
+     * the tile in {@code s.tileMax[j]}), lanes over keys: the rows' {@code e^(m - mNew)} together in one exponential
+     * pass, the tile's exponentials by {@link #expRow}, and each row's sum in ordinal order, eight rows' chains
+     * interleaved. With {@code twoPass} (the unfused form, one tile: {@code s.m[j]} still holds the sink) the sum
+     * starts at {@code e^(sink - m)} and the weights are divided by it; all zeros where {@code m} is -inf.
+     */
+    private static void softmaxKeys(Scratch s, int mo, int hc, int stride, int tn, boolean twoPass) {
+        float[] sc = s.s;
+        float[] m = s.m;
+        float[] l = s.l;
+        // alpha[j] = m - mNew (0 for a dead row), then e^alpha[j] for every row at once.
+        for (int j = 0; j < hc; j++) {
+            float mNew = Math.max(m[mo + j], s.tileMax[j]);
+            s.alpha[j] = mNew == NEG_INF ? 0f : m[mo + j] - mNew;
+            m[mo + j] = mNew;
+        }
+        expRow(s.alpha, 0, hc, 0f);
+        for (int j = 0; j < hc; j++) {
+            int at = j * stride;
+            float mNew = m[mo + j];
             if (mNew == NEG_INF) {
                 s.alpha[j] = 0f;
-                s.l[j] = twoPass ? 0f : s.l[j] * 0f;
+                l[mo + j] = twoPass ? 0f : l[mo + j] * 0f;
                 Arrays.fill(sc, at, at + tn, 0f);
             } else {
-                float alpha = twoPass ? 1f : LaneMath.exp(m - mNew);
-                s.alpha[j] = alpha;
-                // twoPass: m is the sink (the row's only tile), so the sum starts at the sink's term.
-                s.l[j] = twoPass ? LaneMath.exp(m - mNew) : s.l[j] * alpha;
+                float decay = s.alpha[j];
+                // twoPass: the old m is the sink (the row's only tile), so the sum starts at the sink's term.
+                l[mo + j] = twoPass ? decay : l[mo + j] * decay;
+                s.alpha[j] = twoPass ? 1f : decay;
                 expRow(sc, at, tn, mNew);
             }
-            s.m[j] = mNew;
         }
         // l = l + p_i in ordinal order per row (a dead row adds its zeros: l stays 0); eight rows' chains
         // interleaved cover the add latency.
         int j = 0;
         for (; j + 8 <= hc; j += 8) {
             int a0 = j * stride;
-            float l0 = s.l[j];
-            float l1 = s.l[j + 1];
-            float l2 = s.l[j + 2];
-            float l3 = s.l[j + 3];
-            float l4 = s.l[j + 4];
-            float l5 = s.l[j + 5];
-            float l6 = s.l[j + 6];
-            float l7 = s.l[j + 7];
+            float l0 = l[mo + j];
+            float l1 = l[mo + j + 1];
+            float l2 = l[mo + j + 2];
+            float l3 = l[mo + j + 3];
+            float l4 = l[mo + j + 4];
+            float l5 = l[mo + j + 5];
+            float l6 = l[mo + j + 6];
+            float l7 = l[mo + j + 7];
             for (int i = 0; i < tn; i++) {
                 int a = a0 + i;
                 l0 = l0 + sc[a];
@@ -862,29 +1166,29 @@ final class VectorLanes extends UnionLanes {
                 l6 = l6 + sc[a + 6 * stride];
                 l7 = l7 + sc[a + 7 * stride];
             }
-            s.l[j] = l0;
-            s.l[j + 1] = l1;
-            s.l[j + 2] = l2;
-            s.l[j + 3] = l3;
-            s.l[j + 4] = l4;
-            s.l[j + 5] = l5;
-            s.l[j + 6] = l6;
-            s.l[j + 7] = l7;
+            l[mo + j] = l0;
+            l[mo + j + 1] = l1;
+            l[mo + j + 2] = l2;
+            l[mo + j + 3] = l3;
+            l[mo + j + 4] = l4;
+            l[mo + j + 5] = l5;
+            l[mo + j + 6] = l6;
+            l[mo + j + 7] = l7;
         }
         for (; j < hc; j++) {
             int a0 = j * stride;
-            float l0 = s.l[j];
+            float l0 = l[mo + j];
             for (int i = 0; i < tn; i++) {
                 l0 = l0 + sc[a0 + i];
             }
-            s.l[j] = l0;
+            l[mo + j] = l0;
         }
         if (twoPass) {
             for (j = 0; j < hc; j++) {
-                if (s.m[j] == NEG_INF) {
+                if (m[mo + j] == NEG_INF) {
                     continue;
                 }
-                FloatVector lv = FloatVector.broadcast(SP, s.l[j]);
+                FloatVector lv = FloatVector.broadcast(SP, l[mo + j]);
                 int at = j * stride;
                 for (int i = 0; i < tn; i += L) {
                     FloatVector.fromArray(SP, sc, at + i).div(lv).intoArray(sc, at + i);
@@ -909,8 +1213,15 @@ final class VectorLanes extends UnionLanes {
         for (; e + L4 <= d; e += L4) {
             int j = 0;
             for (; j + 4 <= hc; j += 4) {
-                pv4x4(out, c.outOffset(b, h0 + j, r), c.outOffset(b, h0 + j + 1, r), c.outOffset(b, h0 + j + 2, r),
-                        c.outOffset(b, h0 + j + 3, r), e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
+                int o0 = c.outOffset(b, h0 + j, r);
+                int o1 = c.outOffset(b, h0 + j + 1, r);
+                int o2 = c.outOffset(b, h0 + j + 2, r);
+                int o3 = c.outOffset(b, h0 + j + 3, r);
+                if (pI == 1) {
+                    pv4x4Keys(out, o0, o1, o2, o3, e, alpha, j, p, j * pH, pH, tn, vt, vRow);
+                } else {
+                    pv4x4(out, o0, o1, o2, o3, e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
+                }
             }
             for (; j < hc; j++) {
                 pv1x4(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
@@ -958,17 +1269,87 @@ final class VectorLanes extends UnionLanes {
         FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
         FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
         FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
+        for (int i = 0, pi = 0; i < tn; i++, pi += pI) {
+            int vo = vRow[i] + e;
+            FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
+            FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
+            FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
+            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
+            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
+            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+            a00 = x0.fma(v0, a00);
+            a01 = x0.fma(v1, a01);
+            a02 = x0.fma(v2, a02);
+            a03 = x0.fma(v3, a03);
+            a10 = x1.fma(v0, a10);
+            a11 = x1.fma(v1, a11);
+            a12 = x1.fma(v2, a12);
+            a13 = x1.fma(v3, a13);
+            a20 = x2.fma(v0, a20);
+            a21 = x2.fma(v1, a21);
+            a22 = x2.fma(v2, a22);
+            a23 = x2.fma(v3, a23);
+            a30 = x3.fma(v0, a30);
+            a31 = x3.fma(v1, a31);
+            a32 = x3.fma(v2, a32);
+            a33 = x3.fma(v3, a33);
+        }
+        a00.intoArray(out, o0 + e);
+        a01.intoArray(out, o0 + e + L);
+        a02.intoArray(out, o0 + e + 2 * L);
+        a03.intoArray(out, o0 + e + 3 * L);
+        a10.intoArray(out, o1 + e);
+        a11.intoArray(out, o1 + e + L);
+        a12.intoArray(out, o1 + e + 2 * L);
+        a13.intoArray(out, o1 + e + 3 * L);
+        a20.intoArray(out, o2 + e);
+        a21.intoArray(out, o2 + e + L);
+        a22.intoArray(out, o2 + e + 2 * L);
+        a23.intoArray(out, o2 + e + 3 * L);
+        a30.intoArray(out, o3 + e);
+        a31.intoArray(out, o3 + e + L);
+        a32.intoArray(out, o3 + e + 2 * L);
+        a33.intoArray(out, o3 + e + 3 * L);
+    }
+
+    /** {@link #pv4x4} where a head's weights are consecutive ({@code pI} 1, keys in lanes): no index multiplies. */
+    private static void pv4x4Keys(float[] out, int o0, int o1, int o2, int o3, int e, float[] alpha, int j, float[] p,
+            int p0, int pH, int tn, float[] vt, int[] vRow) {
+        float al0 = alpha[j];
+        float al1 = alpha[j + 1];
+        float al2 = alpha[j + 2];
+        float al3 = alpha[j + 3];
+        int p1 = p0 + pH;
+        int p2 = p1 + pH;
+        int p3 = p2 + pH;
+        FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+        FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
+        FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
+        FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
+        FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+        FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
+        FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
+        FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
+        FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+        FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
+        FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
+        FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
         for (int i = 0; i < tn; i++) {
             int vo = vRow[i] + e;
             FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
             FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
             FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
             FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
-            int pi = i * pI;
-            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
-            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
-            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
-            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + i]);
+            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + i]);
+            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + i]);
+            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + i]);
             a00 = x0.fma(v0, a00);
             a01 = x0.fma(v1, a01);
             a02 = x0.fma(v2, a02);
@@ -1037,19 +1418,19 @@ final class VectorLanes extends UnionLanes {
      * {@code out[row] /= (l + exp(sink - m))}, or zeros where {@code m} is -inf; the unfused form's rows are already
      * normalised.
      */
-    private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l) {
+    private static void finish(UnionCall c, int b, int r, int h0, int hc, float[] m, float[] l, int mo) {
         int d = c.headDim();
         float[] out = c.out();
         for (int j = 0; j < hc; j++) {
             int o = c.outOffset(b, h0 + j, r);
-            if (m[j] == NEG_INF) {
+            if (m[mo + j] == NEG_INF) {
                 Arrays.fill(out, o, o + d, 0f);
                 continue;
             }
             if (c.form().twoPass()) {
                 continue;
             }
-            float denom = l[j] + LaneMath.exp(c.sink(b, h0 + j) - m[j]);
+            float denom = l[mo + j] + LaneMath.exp(c.sink(b, h0 + j) - m[mo + j]);
             int e = 0;
             for (; e + L <= d; e += L) {
                 FloatVector.fromArray(SP, out, o + e).div(denom).intoArray(out, o + e);

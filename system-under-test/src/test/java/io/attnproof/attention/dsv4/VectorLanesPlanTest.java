@@ -90,4 +90,42 @@ class VectorLanesPlanTest {
             }
         }
     }
+
+    @Test
+    void aRowBlockKeepsItsQUnder16KiBAndTakes1To8Rows() {
+        for (int heads = 1; heads <= 130; heads++) {
+            for (int d = 1; d <= 600; d += 7) {
+                int rows = VectorLanes.rowBlock(heads, d);
+                long q = (long) heads * d;
+                assertTrue(rows >= 1 && rows <= VectorLanes.ROW_BLOCK_MAX, heads + " x " + d + ": " + rows + " rows");
+                // as many rows as fit, capped: one more would pass the budget or the cap
+                assertTrue(rows == 1 || rows * q <= VectorLanes.ROW_BLOCK_FLOATS, heads + " x " + d + ": over");
+                assertTrue(rows == VectorLanes.ROW_BLOCK_MAX || (rows + 1) * q > VectorLanes.ROW_BLOCK_FLOATS,
+                        heads + " x " + d + ": " + rows + " rows where " + (rows + 1) + " fit");
+            }
+        }
+        // the shapes the blocks are for: a GPT-OSS sliding layer (8 heads of 64 a KV head) takes 8 rows; the V4
+        // prefill (64 heads of 512) one; a head row past the budget still one
+        assertEquals(8, VectorLanes.rowBlock(8, 64));
+        assertEquals(1, VectorLanes.rowBlock(64, 512));
+        assertEquals(1, VectorLanes.rowBlock(1, 100_000));
+        assertEquals(2, VectorLanes.rowBlock(1, 2048));
+    }
+
+    @Test
+    void packingTakesAsManyEntriesAsFitIn32MiBAtLeastOneAtMostTheBatch() {
+        long budget = VectorLanes.PACKED_FLOATS;
+        for (int batch = 1; batch <= 40; batch++) {
+            for (long per : new long[] {1, 2, 1000, budget / 7, budget / 2, budget - 1, budget, budget + 1,
+                    4 * budget}) {
+                int n = VectorLanes.packedEntries(batch, per);
+                assertTrue(n >= 1 && n <= batch, batch + " entries of " + per + ": " + n);
+                assertTrue(n == 1 || n * per <= budget, batch + " entries of " + per + ": " + n + " over budget");
+                assertTrue(n == batch || (n + 1) * per > budget, batch + " entries of " + per + ": " + n
+                        + " where " + (n + 1) + " fit");
+            }
+        }
+        assertEquals(8, VectorLanes.packedEntries(8, 64L * 528 + 512 * 64)); // the sinks bench shape, in one pass
+        assertEquals(1, VectorLanes.packedEntries(2, 512L * 8208 + 8192 * 528)); // 8.5 M floats an entry
+    }
 }

@@ -40,6 +40,9 @@ class VectorLanesRemainderTest {
                 f.setAccessible(true);
                 ((Collection<?>) free.get(f.get(null))).clear();
             }
+            Field packed = VectorLanes.class.getDeclaredField("PACKED");
+            packed.setAccessible(true);
+            ((Collection<?>) free.get(packed.get(null))).clear();
         } catch (ReflectiveOperationException e) {
             throw new AssertionError("the engines' scratch pools moved: " + e, e);
         }
@@ -200,6 +203,26 @@ class VectorLanesRemainderTest {
         UnionCall fused = SinksLanes.fusedCall(MemorySegment.ofArray(q), MemorySegment.ofArray(k),
                 MemorySegment.ofArray(v), 1, hq, hkv, tq, tk, d, sink, window);
         assertEnginesAgree("fused seed " + seed, fused);
+    }
+
+    @Test
+    void entriesPackedInSeveralPassesGiveTheScalarBits() {
+        // 8192 columns of D 512 pack to 8.5 M floats an entry, past the 8 M of one pass: two entries, two passes
+        // (the second packs into the first's buffer); a row block of 2 rows at 1 head of 512.
+        int batch = 2;
+        int n = 8192;
+        int d = 512;
+        int tq = 3;
+        long perEntry = (long) d * (n + VectorLanes.L) + (long) n * VectorLanes.vStride(d);
+        assertEquals(1, VectorLanes.packedEntries(batch, perEntry), "the case no longer needs two passes");
+        SplittableRandom rng = new SplittableRandom(21);
+        float[] q = gaussian(rng, batch * tq * d, 0.05);
+        float[] k = gaussian(rng, batch * n * d, 1.0);
+        float[] v = gaussian(rng, batch * n * d, 1.0);
+        float[] sink = {(float) Math.log(n)};
+        UnionCall c = denseCall(q, k, v, batch, 1, tq, n, d, mask("holes", null, batch, 1, tq, n), sink);
+        float[] s = scalar(c);
+        assertEquals(0, bitsDiffering(s, vector(c, true)), "two packing passes: vector keys-in-lanes vs scalar");
     }
 
     @Test
