@@ -127,5 +127,6 @@ class VectorLanesPlanTest {
         }
         assertEquals(8, VectorLanes.packedEntries(8, 64L * 528 + 512 * 64)); // the sinks bench shape, in one pass
         assertEquals(1, VectorLanes.packedEntries(2, 512L * 8208 + 8192 * 528)); // 8.5 M floats an entry
+        assertEquals(2, VectorLanes.packedEntries(3, 256L * 6160 + 6144 * 272)); // 3.25 M: 2 of 3 a pass
     }
 }

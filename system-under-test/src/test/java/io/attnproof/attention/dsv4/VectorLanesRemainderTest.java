@@ -105,7 +105,7 @@ class VectorLanesRemainderTest {
      * The mask of a case: {@code all} admits every column at 0; {@code holes} removes every 7th column (shifted per
      * row); {@code mixed} admits all of row 0, removes columns 40 and 100 from row 1 and every 3rd of row 2's
      * columns past 130, with biases on row 1; {@code perHead} thins each head's row at random and removes every
-     * column of one head of each row.
+     * column of one head of each row; {@code twoHoles} removes columns 40 + r and 50 + r of row r.
      */
     static Tensor mask(String kind, SplittableRandom rng, int batch, int heads, int tq, int n) {
         int mh = kind.equals("perHead") ? heads : 1;
@@ -120,6 +120,7 @@ class VectorLanesRemainderTest {
                             case "holes" -> (col + r + b) % 7 != 3;
                             case "mixed" -> r % 3 == 0 || (r % 3 == 1 ? col != 40 && col != 100 : col < 130 || col % 3 != 0);
                             case "perHead" -> (h + r) % heads != heads - 1 && rng.nextDouble() < 0.8;
+                            case "twoHoles" -> col != 40 + r && col != 50 + r;
                             default -> throw new IllegalArgumentException(kind);
                         };
                         float bias = kind.equals("mixed") && r % 3 == 1 && col % 5 == 0 ? 0.25f * (col % 4 - 1) : 0f;
@@ -152,6 +153,9 @@ class VectorLanesRemainderTest {
         // keys in lanes: 5 heads (a 4-head score block and a single one) over a 64-key run, D = 147 in chunks of 64:
         // the single head's partial sums wait in S between chunks
         "keys-d-chunks, 10, 1, 5, 2, 70, 147, all, finite",
+        // keys in lanes, one D chunk without biases (scores from 0, scale and max folded in): two holes 10 columns
+        // apart, so the first 64 ordinals end 2 columns past a 64-column run
+        "keys-two-holes, 11, 1, 4, 3, 140, 48, twoHoles, finite",
     })
     void theRemainderPathsGiveTheScalarBits(String name, long seed, int batch, int heads, int tq, int n, int d,
             String maskKind, String sinks) {
@@ -176,6 +180,9 @@ class VectorLanesRemainderTest {
         "11, 40, 2, 3, 100, 40, 0, none",
         "12, 40, 2, 2, 90, 72, 0, perHead",
         "13, 21, 1, 4, 130, 20, 70, bias",
+        // 4 query heads a KV head, D = 72 (two chunks): one tile of 150 keys in the unfused form, two 64-key score
+        // blocks and a tail on the chunked path
+        "14, 8, 2, 2, 150, 72, 0, none",
     })
     void theUnfusedFormGivesTheScalarBitsOnEveryLayout(long seed, int hq, int hkv, int tq, int tk, int d, int window,
             String maskKind) {
@@ -207,14 +214,14 @@ class VectorLanesRemainderTest {
 
     @Test
     void entriesPackedInSeveralPassesGiveTheScalarBits() {
-        // 8192 columns of D 512 pack to 8.5 M floats an entry, past the 8 M of one pass: two entries, two passes
-        // (the second packs into the first's buffer); a row block of 2 rows at 1 head of 512.
-        int batch = 2;
-        int n = 8192;
-        int d = 512;
+        // 6144 columns of D 256 pack to 3.25 M floats an entry: 2 entries a pass of 8 M, so 3 entries take two
+        // passes, the second of one entry (packed into the first pass's buffer); row blocks of 8 rows at 1 head.
+        int batch = 3;
+        int n = 6144;
+        int d = 256;
         int tq = 3;
         long perEntry = (long) d * (n + VectorLanes.L) + (long) n * VectorLanes.vStride(d);
-        assertEquals(1, VectorLanes.packedEntries(batch, perEntry), "the case no longer needs two passes");
+        assertEquals(2, VectorLanes.packedEntries(batch, perEntry), "the case no longer packs 2 of 3 entries a pass");
         SplittableRandom rng = new SplittableRandom(21);
         float[] q = gaussian(rng, batch * tq * d, 0.05);
         float[] k = gaussian(rng, batch * n * d, 1.0);
@@ -222,7 +229,7 @@ class VectorLanesRemainderTest {
         float[] sink = {(float) Math.log(n)};
         UnionCall c = denseCall(q, k, v, batch, 1, tq, n, d, mask("holes", null, batch, 1, tq, n), sink);
         float[] s = scalar(c);
-        assertEquals(0, bitsDiffering(s, vector(c, true)), "two packing passes: vector keys-in-lanes vs scalar");
+        assertEquals(0, bitsDiffering(s, vector(c, true)), "two packing passes, the second short: vector keys-in-lanes vs scalar");
     }
 
     @Test
