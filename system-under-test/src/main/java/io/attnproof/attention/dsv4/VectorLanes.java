@@ -152,8 +152,8 @@ final class VectorLanes extends UnionLanes {
     static final int PACKED_FLOATS = 1 << 23;
 
     /**
-     * Batch entries packed at once when each takes {@code perEntry > 0} floats: as many as fit in {@link #PACKED_FLOATS},
-     * at least 1 and at most {@code batch}.
+     * Batch entries packed at once when each takes {@code perEntry > 0} floats: as many as fit in
+     * {@link #PACKED_FLOATS}, at least 1 and at most {@code batch}.
      */
     static int packedEntries(int batch, long perEntry) {
         return (int) Math.max(1, Math.min(batch, PACKED_FLOATS / perEntry));
@@ -754,6 +754,11 @@ final class VectorLanes extends UnionLanes {
         }
     }
 
+    /** Whether the 64 ordinals from {@code t0 + i} lie in the tile ({@code tn}) and are one run of columns. */
+    private static boolean block(Admission.Row row, int t0, int i, int tn) {
+        return i + L4 <= tn && row.cols[t0 + i + L4 - 1] == row.cols[t0 + i] + L4 - 1;
+    }
+
     /** Length of the run of consecutive columns at ordinal {@code i}, capped at {@code max}. */
     private static int run(Admission.Row row, int i, int max) {
         int col = row.cols[i];
@@ -778,7 +783,7 @@ final class VectorLanes extends UnionLanes {
         while (i < tn) {
             int col = row.cols[t0 + i];
             int ko = kb + e0 * nP + col;
-            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
+            if (block(row, t0, i, tn)) {
                 qk4x4Keys(q, q0, d, kt, ko, nP, e0, e1, out, at + i, stride);
                 i += L4;
             } else {
@@ -903,7 +908,7 @@ final class VectorLanes extends UnionLanes {
         while (i < tn) {
             int col = row.cols[t0 + i];
             int ko = kb + col;
-            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
+            if (block(row, t0, i, tn)) {
                 qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, mx);
                 i += L4;
             } else {
@@ -1044,7 +1049,7 @@ final class VectorLanes extends UnionLanes {
         int i = 0;
         while (i < tn) {
             int col = row.cols[t0 + i];
-            if (i + L4 <= tn && row.cols[t0 + i + L4 - 1] == col + L4 - 1) {
+            if (block(row, t0, i, tn)) {
                 FloatVector a0 = FloatVector.fromArray(SP, out, at + i);
                 FloatVector a1 = FloatVector.fromArray(SP, out, at + i + L);
                 FloatVector a2 = FloatVector.fromArray(SP, out, at + i + 2 * L);

@@ -156,6 +156,8 @@ class VectorLanesRemainderTest {
         // keys in lanes, one D chunk without biases (scores from 0, scale and max folded in): two holes 10 columns
         // apart, so the first 64 ordinals end 2 columns past a 64-column run
         "keys-two-holes, 11, 1, 4, 3, 140, 48, twoHoles, finite",
+        // keys in lanes at D = 256 over 256 columns: V rows padded to 272, K and V packed the same size an entry
+        "keys-d256, 12, 1, 4, 2, 256, 256, all, finite",
     })
     void theRemainderPathsGiveTheScalarBits(String name, long seed, int batch, int heads, int tq, int n, int d,
             String maskKind, String sinks) {
@@ -229,7 +231,8 @@ class VectorLanesRemainderTest {
         float[] sink = {(float) Math.log(n)};
         UnionCall c = denseCall(q, k, v, batch, 1, tq, n, d, mask("holes", null, batch, 1, tq, n), sink);
         float[] s = scalar(c);
-        assertEquals(0, bitsDiffering(s, vector(c, true)), "two packing passes, the second short: vector keys-in-lanes vs scalar");
+        assertEquals(0, bitsDiffering(s, vector(c, true)),
+                "two packing passes, the second short: vector keys-in-lanes vs scalar");
     }
 
     @Test
