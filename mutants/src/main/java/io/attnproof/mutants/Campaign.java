@@ -95,6 +95,8 @@ public final class Campaign {
     }
 
     private static final String EVIDENCE_PROPERTY = "attnproof.evidence.dir";
+    /** How long a timed-out mutant's claim tests get to unwind after their thread is interrupted. */
+    static final java.time.Duration TIMEOUT_GRACE = java.time.Duration.ofSeconds(10);
     private static final Pattern SUITE_NAME = Pattern.compile("<testsuite[^>]*\\sname=\"([^\"]+)\"");
     private static final Pattern SUITE_TIME = Pattern.compile("<testsuite[^>]*\\stime=\"([0-9.]+)\"");
 
@@ -274,6 +276,13 @@ public final class Campaign {
         }
         if (runner.isAlive()) {
             runner.interrupt();
+            // An interruptible run unwinds now: wait for it (bounded), so that it writes no evidence after the
+            // campaign has reported it and moved on (a test's temporary directory was once deleted under it).
+            try {
+                runner.join(TIMEOUT_GRACE.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             return finish(m, patch, MutantResult.Status.TIMEOUT, "the claim tests ran past " + config.timeout()
                     .toSeconds() + " s (" + testClasses + ")", null, List.of(), t0);
         }

@@ -129,6 +129,10 @@ class RunnerTest {
         Campaign.Config config = new Campaign.Config(base.repoRoot(), catalog, base.sutClasses(), base.sutTestClasses(),
                 base.fixEvidence(), own.resolve("out"), Shard.ALL, Set.of(), 1, java.time.Duration.ofSeconds(2));
         MutantResult r = new Campaign(config).run().mutants().getFirst();
+        // The run is interrupted at the limit and unwinds before the campaign returns: its thread is gone, so
+        // nothing writes into this test's temporary directory while it is deleted.
+        assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("mutant-96-sleeps")),
+                "the timed-out mutant's thread still runs after the campaign returned");
         assertEquals(MutantResult.Status.TIMEOUT, r.status());
         assertTrue(r.detail().startsWith("the claim tests ran past 2 s"), r.detail());
         assertTrue(r.killers().isEmpty(), "a timeout is not a kill");
