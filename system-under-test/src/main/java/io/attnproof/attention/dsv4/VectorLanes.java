@@ -1222,11 +1222,7 @@ final class VectorLanes extends UnionLanes {
                 int o1 = c.outOffset(b, h0 + j + 1, r);
                 int o2 = c.outOffset(b, h0 + j + 2, r);
                 int o3 = c.outOffset(b, h0 + j + 3, r);
-                if (pI == 1) {
-                    pv4x4Keys(out, o0, o1, o2, o3, e, alpha, j, p, j * pH, pH, tn, vt, vRow);
-                } else {
-                    pv4x4(out, o0, o1, o2, o3, e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
-                }
+                pv4x4(out, o0, o1, o2, o3, e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
             }
             for (; j < hc; j++) {
                 pv1x4(out, c.outOffset(b, h0 + j, r), e, alpha[j], p, j * pH, pI, tn, vt, vRow);
@@ -1284,77 +1280,6 @@ final class VectorLanes extends UnionLanes {
             FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
             FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
             FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
-            a00 = x0.fma(v0, a00);
-            a01 = x0.fma(v1, a01);
-            a02 = x0.fma(v2, a02);
-            a03 = x0.fma(v3, a03);
-            a10 = x1.fma(v0, a10);
-            a11 = x1.fma(v1, a11);
-            a12 = x1.fma(v2, a12);
-            a13 = x1.fma(v3, a13);
-            a20 = x2.fma(v0, a20);
-            a21 = x2.fma(v1, a21);
-            a22 = x2.fma(v2, a22);
-            a23 = x2.fma(v3, a23);
-            a30 = x3.fma(v0, a30);
-            a31 = x3.fma(v1, a31);
-            a32 = x3.fma(v2, a32);
-            a33 = x3.fma(v3, a33);
-        }
-        a00.intoArray(out, o0 + e);
-        a01.intoArray(out, o0 + e + L);
-        a02.intoArray(out, o0 + e + 2 * L);
-        a03.intoArray(out, o0 + e + 3 * L);
-        a10.intoArray(out, o1 + e);
-        a11.intoArray(out, o1 + e + L);
-        a12.intoArray(out, o1 + e + 2 * L);
-        a13.intoArray(out, o1 + e + 3 * L);
-        a20.intoArray(out, o2 + e);
-        a21.intoArray(out, o2 + e + L);
-        a22.intoArray(out, o2 + e + 2 * L);
-        a23.intoArray(out, o2 + e + 3 * L);
-        a30.intoArray(out, o3 + e);
-        a31.intoArray(out, o3 + e + L);
-        a32.intoArray(out, o3 + e + 2 * L);
-        a33.intoArray(out, o3 + e + 3 * L);
-    }
-
-    /** {@link #pv4x4} where a head's weights are consecutive ({@code pI} 1, keys in lanes): no index multiplies. */
-    private static void pv4x4Keys(float[] out, int o0, int o1, int o2, int o3, int e, float[] alpha, int j, float[] p,
-            int p0, int pH, int tn, float[] vt, int[] vRow) {
-        float al0 = alpha[j];
-        float al1 = alpha[j + 1];
-        float al2 = alpha[j + 2];
-        float al3 = alpha[j + 3];
-        int p1 = p0 + pH;
-        int p2 = p1 + pH;
-        int p3 = p2 + pH;
-        FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
-        FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
-        FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
-        FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
-        FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
-        FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
-        FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
-        FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
-        FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
-        FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
-        FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
-        FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
-        FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
-        FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
-        FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
-        FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
-        for (int i = 0; i < tn; i++) {
-            int vo = vRow[i] + e;
-            FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
-            FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
-            FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
-            FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
-            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + i]);
-            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + i]);
-            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + i]);
-            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + i]);
             a00 = x0.fma(v0, a00);
             a01 = x0.fma(v1, a01);
             a02 = x0.fma(v2, a02);
