@@ -72,7 +72,7 @@ final class VectorLanes extends UnionLanes {
         float[] vt = new float[0];
         float[] kt = new float[0];
         float[] qs = new float[0];
-        /** The q rows of a keys-in-lanes group, side by side. */
+        /** The q rows of a keys-in-lanes row block, [row][head][D]. */
         float[] qr = new float[0];
         /** Keys in lanes: the running max vectors of a 4-head block over a tile. */
         final float[] mx = new float[L4];
