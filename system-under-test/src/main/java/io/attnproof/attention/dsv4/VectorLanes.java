@@ -76,6 +76,8 @@ final class VectorLanes extends UnionLanes {
         float[] qr = new float[0];
         /** Keys in lanes: the running max vectors of a 4-head block over a tile. */
         final float[] mx = new float[L4];
+        /** Where a tail block's max over lanes past the tile goes (see scoresKeys4Whole). */
+        final float[] mxJunk = new float[L4];
         int[] vRow = new int[TILE];
 
         /** Keys in lanes: the admitted keys of each row of a row block. */
@@ -194,7 +196,7 @@ final class VectorLanes extends UnionLanes {
             int entries = packedEntries(c.batch(), (long) kStride + vStride);
             Packed packed = PACKED.take();
             try {
-                packed.kt = grow(packed.kt, entries * kStride);
+                packed.kt = grow(packed.kt, entries * kStride + L4); // a tail block reads up to 63 columns on
                 packed.vp = grow(packed.vp, entries * vStride);
                 float[] kt = packed.kt;
                 float[] vp = packed.vp;
@@ -694,7 +696,7 @@ final class VectorLanes extends UnionLanes {
             maxTile = Math.max(maxTile, tile);
             tiles = Math.max(tiles, (row.count + tile - 1) / tile);
         }
-        int stride = maxTile + L;
+        int stride = maxTile + L4; // a block that starts in the tile stays in its row (see block())
         s.s = grow(s.s, hc * stride);
         s.tile(maxTile);
         s.lanes(nr * hc);
@@ -727,7 +729,7 @@ final class VectorLanes extends UnionLanes {
                 if (d <= KDC && !row.biased) {
                     for (; j4 + 4 <= hc; j4 += 4) {
                         scoresKeys4Whole(s.qr, qk + j4 * d, d, row, t0, tn, kt, kb, nP, s.s, j4 * stride, stride,
-                                scale, s.tileMax, j4, s.mx);
+                                scale, s.tileMax, j4, s.mx, s.mxJunk);
                     }
                 }
                 for (int j = j4; j < hc; j++) {
@@ -754,9 +756,14 @@ final class VectorLanes extends UnionLanes {
         }
     }
 
-    /** Whether the 64 ordinals from {@code t0 + i} lie in the tile ({@code tn}) and are one run of columns. */
+    /**
+     * Whether a 4-vector block starts at ordinal {@code i}: the next 64 ordinals of the tile are one run of columns, or
+     * the tile's last ordinals from i (more than one vector) are, and the block's lanes past {@code tn} are scratch
+     * (the head rows have room for a whole block past the tile, the packed K for 64 columns past the last).
+     */
     private static boolean block(Admission.Row row, int t0, int i, int tn) {
-        return i + L4 <= tn && row.cols[t0 + i + L4 - 1] == row.cols[t0 + i] + L4 - 1;
+        int n = Math.min(L4, tn - i);
+        return n > L && row.cols[t0 + i + n - 1] == row.cols[t0 + i] + n - 1;
     }
 
     /** Length of the run of consecutive columns at ordinal {@code i}, capped at {@code max}. */
@@ -898,7 +905,8 @@ final class VectorLanes extends UnionLanes {
      * folds its max into {@code mx} (no partial sums to store and reload, no second pass).
      */
     private static void scoresKeys4Whole(float[] q, int q0, int d, Admission.Row row, int t0, int tn, float[] kt,
-            int kb, int nP, float[] out, int at, int stride, float scale, float[] tileMax, int j, float[] mx) {
+            int kb, int nP, float[] out, int at, int stride, float scale, float[] tileMax, int j, float[] mx,
+            float[] junk) {
         FloatVector none = FloatVector.broadcast(SP, NEG_INF);
         none.intoArray(mx, 0);
         none.intoArray(mx, L);
@@ -908,8 +916,13 @@ final class VectorLanes extends UnionLanes {
         while (i < tn) {
             int col = row.cols[t0 + i];
             int ko = kb + col;
-            if (block(row, t0, i, tn)) {
+            if (i + L4 <= tn && block(row, t0, i, tn)) {
                 qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, mx);
+                i += L4;
+            } else if (block(row, t0, i, tn)) {
+                // The tile's tail: the block's max goes to scratch, the admitted lanes' max is folded from out.
+                qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, junk);
+                foldMax(out, at + i, stride, tn - i, mx);
                 i += L4;
             } else {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
@@ -919,6 +932,18 @@ final class VectorLanes extends UnionLanes {
         }
         for (int h = 0; h < 4; h++) {
             tileMax[j + h] = FloatVector.fromArray(SP, mx, h * L).reduceLanes(VectorOperators.MAX);
+        }
+    }
+
+    /** {@code mx[h * L..] = max(mx[h * L..], out[o + h * stride + i])} for 4 head rows and {@code i < n}. */
+    private static void foldMax(float[] out, int o, int stride, int n, float[] mx) {
+        for (int h = 0; h < 4; h++) {
+            int at = o + h * stride;
+            FloatVector m = FloatVector.fromArray(SP, mx, h * L);
+            for (int i = 0; i < n; i += L) {
+                m = m.max(FloatVector.fromArray(SP, out, at + i).blend(NEG_INF, SP.indexInRange(i, n).not()));
+            }
+            m.intoArray(mx, h * L);
         }
     }
 

@@ -158,6 +158,13 @@ class VectorLanesRemainderTest {
         "keys-two-holes, 11, 1, 4, 3, 140, 48, twoHoles, finite",
         // keys in lanes at D = 256 over 256 columns: V rows padded to 272, K and V packed the same size an entry
         "keys-d256, 12, 1, 4, 2, 256, 256, all, finite",
+        // keys in lanes, a tile's tail of 36 keys that is one run: one 4 x 4 block whose last 28 lanes are scratch
+        // (the packed K read 28 columns past the last, the max taken over the 36 admitted lanes only), on the
+        // one-chunk path (D 48) and on the chunked path (D 147, with a single head's block)
+        "keys-tail, 13, 1, 4, 2, 100, 48, all, finite",
+        "keys-tail-chunks, 14, 1, 5, 2, 100, 147, all, finite",
+        // the same with two holes in the first tile: every row's second tile is a 4 x 4 tail block at ordinal 0
+        "keys-tail-holes, 15, 1, 8, 3, 118, 64, twoHoles, none",
     })
     void theRemainderPathsGiveTheScalarBits(String name, long seed, int batch, int heads, int tq, int n, int d,
             String maskKind, String sinks) {
