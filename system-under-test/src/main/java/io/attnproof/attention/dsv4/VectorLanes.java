@@ -196,7 +196,7 @@ final class VectorLanes extends UnionLanes {
             int entries = packedEntries(c.batch(), (long) kStride + vStride);
             Packed packed = PACKED.take();
             try {
-                packed.kt = grow(packed.kt, entries * kStride + L4); // a tail block reads up to 63 columns on
+                packed.kt = grow(packed.kt, entries * kStride + L4); // a tail block reads up to 46 columns past the last
                 packed.vp = grow(packed.vp, entries * vStride);
                 float[] kt = packed.kt;
                 float[] vp = packed.vp;
