@@ -196,7 +196,7 @@ final class VectorLanes extends UnionLanes {
             int entries = packedEntries(c.batch(), (long) kStride + vStride);
             Packed packed = PACKED.take();
             try {
-                packed.kt = grow(packed.kt, entries * kStride + L4); // a tail block reads up to 46 columns past the last
+                packed.kt = grow(packed.kt, entries * kStride + L4); // a tail block reads <= 46 columns past the last
                 packed.vp = grow(packed.vp, entries * vStride);
                 float[] kt = packed.kt;
                 float[] vp = packed.vp;
@@ -916,13 +916,13 @@ final class VectorLanes extends UnionLanes {
         while (i < tn) {
             int col = row.cols[t0 + i];
             int ko = kb + col;
-            if (i + L4 <= tn && block(row, t0, i, tn)) {
-                qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, mx);
-                i += L4;
-            } else if (block(row, t0, i, tn)) {
-                // The tile's tail: the block's max goes to scratch, the admitted lanes' max is folded from out.
-                qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, junk);
-                foldMax(out, at + i, stride, tn - i, mx);
+            if (block(row, t0, i, tn)) {
+                // A tail block (lanes past tn are scratch): its max goes to junk, the admitted lanes' comes from out.
+                boolean tail = i + L4 > tn;
+                qk4x4Whole(q, q0, d, kt, ko, nP, out, at + i, stride, scale, tail ? junk : mx);
+                if (tail) {
+                    foldMax(out, at + i, stride, tn - i, mx);
+                }
                 i += L4;
             } else {
                 int n = run(row, t0 + i, Math.min(L, tn - i));
