@@ -150,6 +150,19 @@ final class VectorLanes extends UnionLanes {
         return (int) Math.max(1, Math.min(ROW_BLOCK_MAX, ROW_BLOCK_FLOATS / ((long) heads * d)));
     }
 
+    /**
+     * The 6-head register blocks a run of {@code heads} head rows takes before its 4-head blocks: as many as leave a
+     * multiple of 4 where the count is even (64 = 10 x 6 + 4; 8 = 2 x 4), else as many as fit. A 6 x 4 block loads
+     * 10 vectors for 24 multiply-adds, a 4 x 4 one 8 for 16.
+     */
+    static int sixBlocks(int heads) {
+        int k = heads / 6;
+        if (heads % 2 == 0 && (heads - 6 * k) % 4 != 0) {
+            k--;
+        }
+        return Math.max(0, k);
+    }
+
     /** Floats the packed K and V of the entries packed at once may take: 32 MiB. */
     static final int PACKED_FLOATS = 1 << 23;
 
@@ -262,7 +275,9 @@ final class VectorLanes extends UnionLanes {
         s.s = grow(s.s, tile * hp);
         int vs = vStride(d);
         s.vt = grow(s.vt, tile * vs);
-        s.kt = grow(s.kt, tile * d);
+        s.kt = grow(s.kt, tile * vs);
+        // V aliases K (the call holds one row set for both): the K rows copied for the scores are the V rows of PV.
+        boolean kIsV = c.values() == c.keys();
         s.tile(tile);
         s.lanes(hp);
         float[] qt = s.qt;
@@ -290,8 +305,10 @@ final class VectorLanes extends UnionLanes {
             for (int i = 0; i < tn; i++) {
                 int col = row.cols[t0 + i];
                 // The tile's K and V rows packed side by side (each is read by every head of the group).
-                MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * d, d);
-                MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * vs, d);
+                MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * vs, d);
+                if (!kIsV) {
+                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * vs, d);
+                }
                 s.vRow[i] = i * vs;
             }
             scoresHeads(c, s, row, t0, tn, hp, nv);
@@ -300,7 +317,7 @@ final class VectorLanes extends UnionLanes {
             } else {
                 softmaxHeads(s, tn, hp, nv);
             }
-            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, s.vt, s.vRow);
+            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, kIsV ? s.kt : s.vt, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l, 0);
     }
@@ -312,6 +329,7 @@ final class VectorLanes extends UnionLanes {
      */
     private static void scoresHeads(UnionCall c, Scratch s, Admission.Row row, int t0, int tn, int hp, int nv) {
         int d = c.headDim();
+        int ks = vStride(d); // the K rows are padded as the V rows are (they may be the V rows)
         float[] qt = s.qt;
         float[] sc = s.s;
         Arrays.fill(sc, 0, tn * hp, 0f); // every chain starts at 0
@@ -321,27 +339,27 @@ final class VectorLanes extends UnionLanes {
             if (nv == 2) {
                 // Two head vectors (a group split over threads): 2 x 8 keys per register block.
                 for (; i + 8 <= tn; i += 8) {
-                    qk2x8(qt, hp, s.kt, i * d, d, e0, e1, sc, i * hp);
+                    qk2x8(qt, hp, s.kt, i * ks, ks, e0, e1, sc, i * hp);
                 }
             }
             for (; i + 4 <= tn; i += 4) {
-                int o0 = i * d;
+                int o0 = i * ks;
                 int v = 0;
                 for (; v + 4 <= nv; v += 4) {
-                    qk4x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
+                    qk4x4(qt, hp, v * L, s.kt, o0, ks, e0, e1, sc, i * hp + v * L);
                 }
                 for (; v + 2 <= nv; v += 2) {
-                    qk2x4(qt, hp, v * L, s.kt, o0, d, e0, e1, sc, i * hp + v * L);
+                    qk2x4(qt, hp, v * L, s.kt, o0, ks, e0, e1, sc, i * hp + v * L);
                 }
                 for (; v < nv; v++) {
                     for (int k = 0; k < 4; k++) {
-                        qk1x1(qt, hp, v * L, s.kt, o0 + k * d, e0, e1, sc, (i + k) * hp + v * L);
+                        qk1x1(qt, hp, v * L, s.kt, o0 + k * ks, e0, e1, sc, (i + k) * hp + v * L);
                     }
                 }
             }
             for (; i < tn; i++) {
                 for (int v = 0; v < nv; v++) {
-                    qk1x1(qt, hp, v * L, s.kt, i * d, e0, e1, sc, i * hp + v * L);
+                    qk1x1(qt, hp, v * L, s.kt, i * ks, e0, e1, sc, i * hp + v * L);
                 }
             }
         }
@@ -1232,16 +1250,23 @@ final class VectorLanes extends UnionLanes {
     /**
      * {@code out[row h] = out[row h] * alpha_h}, then {@code += p(h, i) * v_i} for every ordinal of the tile in order,
      * lanes over D, {@code p(h0 + j, i) = p[j * pH + i * pI]}, {@code v_i[e] = vt[vRow[i] + e]}. Register blocks of
-     * 4 heads x 4 vectors; the D blocks are the outer loop, so a block's slice of the tile's V rows stays in L1 while
-     * every head block passes over it.
+     * 6 or 4 heads x 4 vectors; the D blocks are the outer loop, so a block's slice of the tile's V rows stays in L1
+     * while every head block passes over it.
      */
     private static void pv(UnionCall c, int b, int r, int h0, int hc, float[] p, int pH, int pI, int tn,
             float[] alpha, float[] vt, int[] vRow) {
         int d = c.headDim();
         float[] out = c.out();
+        // 6-head blocks where a key's weights for consecutive heads are adjacent (heads in lanes): 6 broadcasts from
+        // one cache line. With keys in lanes each head's weights are a row of their own, and there 6 x 4 blocks
+        // measured slower than 4 x 4 (the V4 prefill, x 1.04).
+        int six = pH == 1 ? sixBlocks(hc) : 0;
         int e = 0;
         for (; e + L4 <= d; e += L4) {
             int j = 0;
+            for (int k6 = six; k6 > 0; k6--, j += 6) {
+                pv6x4(out, c.outOffset(b, h0 + j, r), c.tq() * d, e, alpha, j, p, j * pH, pH, pI, tn, vt, vRow);
+            }
             for (; j + 4 <= hc; j += 4) {
                 int o0 = c.outOffset(b, h0 + j, r);
                 int o1 = c.outOffset(b, h0 + j + 1, r);
@@ -1338,6 +1363,112 @@ final class VectorLanes extends UnionLanes {
         a31.intoArray(out, o3 + e + L);
         a32.intoArray(out, o3 + e + 2 * L);
         a33.intoArray(out, o3 + e + 3 * L);
+    }
+
+    /** {@link #pv4x4} for 6 heads, rows {@code oH} apart in out. */
+    private static void pv6x4(float[] out, int o0, int oH, int e, float[] alpha, int j, float[] p, int p0, int pH,
+            int pI, int tn, float[] vt, int[] vRow) {
+        int o1 = o0 + oH;
+        int o2 = o1 + oH;
+        int o3 = o2 + oH;
+        int o4 = o3 + oH;
+        int o5 = o4 + oH;
+        float al0 = alpha[j];
+        float al1 = alpha[j + 1];
+        float al2 = alpha[j + 2];
+        float al3 = alpha[j + 3];
+        float al4 = alpha[j + 4];
+        float al5 = alpha[j + 5];
+        int p1 = p0 + pH;
+        int p2 = p1 + pH;
+        int p3 = p2 + pH;
+        int p4 = p3 + pH;
+        int p5 = p4 + pH;
+        FloatVector a00 = FloatVector.fromArray(SP, out, o0 + e).mul(al0);
+        FloatVector a01 = FloatVector.fromArray(SP, out, o0 + e + L).mul(al0);
+        FloatVector a02 = FloatVector.fromArray(SP, out, o0 + e + 2 * L).mul(al0);
+        FloatVector a03 = FloatVector.fromArray(SP, out, o0 + e + 3 * L).mul(al0);
+        FloatVector a10 = FloatVector.fromArray(SP, out, o1 + e).mul(al1);
+        FloatVector a11 = FloatVector.fromArray(SP, out, o1 + e + L).mul(al1);
+        FloatVector a12 = FloatVector.fromArray(SP, out, o1 + e + 2 * L).mul(al1);
+        FloatVector a13 = FloatVector.fromArray(SP, out, o1 + e + 3 * L).mul(al1);
+        FloatVector a20 = FloatVector.fromArray(SP, out, o2 + e).mul(al2);
+        FloatVector a21 = FloatVector.fromArray(SP, out, o2 + e + L).mul(al2);
+        FloatVector a22 = FloatVector.fromArray(SP, out, o2 + e + 2 * L).mul(al2);
+        FloatVector a23 = FloatVector.fromArray(SP, out, o2 + e + 3 * L).mul(al2);
+        FloatVector a30 = FloatVector.fromArray(SP, out, o3 + e).mul(al3);
+        FloatVector a31 = FloatVector.fromArray(SP, out, o3 + e + L).mul(al3);
+        FloatVector a32 = FloatVector.fromArray(SP, out, o3 + e + 2 * L).mul(al3);
+        FloatVector a33 = FloatVector.fromArray(SP, out, o3 + e + 3 * L).mul(al3);
+        FloatVector a40 = FloatVector.fromArray(SP, out, o4 + e).mul(al4);
+        FloatVector a41 = FloatVector.fromArray(SP, out, o4 + e + L).mul(al4);
+        FloatVector a42 = FloatVector.fromArray(SP, out, o4 + e + 2 * L).mul(al4);
+        FloatVector a43 = FloatVector.fromArray(SP, out, o4 + e + 3 * L).mul(al4);
+        FloatVector a50 = FloatVector.fromArray(SP, out, o5 + e).mul(al5);
+        FloatVector a51 = FloatVector.fromArray(SP, out, o5 + e + L).mul(al5);
+        FloatVector a52 = FloatVector.fromArray(SP, out, o5 + e + 2 * L).mul(al5);
+        FloatVector a53 = FloatVector.fromArray(SP, out, o5 + e + 3 * L).mul(al5);
+        for (int i = 0, pi = 0; i < tn; i++, pi += pI) {
+            int vo = vRow[i] + e;
+            FloatVector v0 = FloatVector.fromArray(SP, vt, vo);
+            FloatVector v1 = FloatVector.fromArray(SP, vt, vo + L);
+            FloatVector v2 = FloatVector.fromArray(SP, vt, vo + 2 * L);
+            FloatVector v3 = FloatVector.fromArray(SP, vt, vo + 3 * L);
+            FloatVector x0 = FloatVector.broadcast(SP, p[p0 + pi]);
+            a00 = x0.fma(v0, a00);
+            a01 = x0.fma(v1, a01);
+            a02 = x0.fma(v2, a02);
+            a03 = x0.fma(v3, a03);
+            FloatVector x1 = FloatVector.broadcast(SP, p[p1 + pi]);
+            a10 = x1.fma(v0, a10);
+            a11 = x1.fma(v1, a11);
+            a12 = x1.fma(v2, a12);
+            a13 = x1.fma(v3, a13);
+            FloatVector x2 = FloatVector.broadcast(SP, p[p2 + pi]);
+            a20 = x2.fma(v0, a20);
+            a21 = x2.fma(v1, a21);
+            a22 = x2.fma(v2, a22);
+            a23 = x2.fma(v3, a23);
+            FloatVector x3 = FloatVector.broadcast(SP, p[p3 + pi]);
+            a30 = x3.fma(v0, a30);
+            a31 = x3.fma(v1, a31);
+            a32 = x3.fma(v2, a32);
+            a33 = x3.fma(v3, a33);
+            FloatVector x4 = FloatVector.broadcast(SP, p[p4 + pi]);
+            a40 = x4.fma(v0, a40);
+            a41 = x4.fma(v1, a41);
+            a42 = x4.fma(v2, a42);
+            a43 = x4.fma(v3, a43);
+            FloatVector x5 = FloatVector.broadcast(SP, p[p5 + pi]);
+            a50 = x5.fma(v0, a50);
+            a51 = x5.fma(v1, a51);
+            a52 = x5.fma(v2, a52);
+            a53 = x5.fma(v3, a53);
+        }
+        a00.intoArray(out, o0 + e);
+        a01.intoArray(out, o0 + e + L);
+        a02.intoArray(out, o0 + e + 2 * L);
+        a03.intoArray(out, o0 + e + 3 * L);
+        a10.intoArray(out, o1 + e);
+        a11.intoArray(out, o1 + e + L);
+        a12.intoArray(out, o1 + e + 2 * L);
+        a13.intoArray(out, o1 + e + 3 * L);
+        a20.intoArray(out, o2 + e);
+        a21.intoArray(out, o2 + e + L);
+        a22.intoArray(out, o2 + e + 2 * L);
+        a23.intoArray(out, o2 + e + 3 * L);
+        a30.intoArray(out, o3 + e);
+        a31.intoArray(out, o3 + e + L);
+        a32.intoArray(out, o3 + e + 2 * L);
+        a33.intoArray(out, o3 + e + 3 * L);
+        a40.intoArray(out, o4 + e);
+        a41.intoArray(out, o4 + e + L);
+        a42.intoArray(out, o4 + e + 2 * L);
+        a43.intoArray(out, o4 + e + 3 * L);
+        a50.intoArray(out, o5 + e);
+        a51.intoArray(out, o5 + e + L);
+        a52.intoArray(out, o5 + e + 2 * L);
+        a53.intoArray(out, o5 + e + 3 * L);
     }
 
     private static void pv1x4(float[] out, int o0, int e, float al0, float[] p, int p0, int pI, int tn, float[] vt,

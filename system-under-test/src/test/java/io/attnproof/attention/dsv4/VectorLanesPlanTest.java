@@ -113,6 +113,30 @@ class VectorLanesPlanTest {
     }
 
     @Test
+    void sixHeadBlocksLeaveAMultipleOf4WhereTheHeadCountIsEven() {
+        for (int heads = 0; heads <= 130; heads++) {
+            int six = VectorLanes.sixBlocks(heads);
+            int rest = heads - 6 * six;
+            assertTrue(six >= 0 && rest >= 0, heads + " heads: " + six + " blocks of 6");
+            if (heads % 2 == 0 && heads != 2) {
+                // the rest goes in 4-head blocks, and no more 6-head blocks would leave that: six + 2 does not fit
+                // (2 heads, the one even count that no 6-head block can leave a multiple of 4, take none)
+                assertEquals(0, rest % 4, heads + " heads: " + six + " blocks of 6 leave " + rest);
+                assertTrue(rest < 12, heads + " heads: " + six + " blocks of 6 where " + (six + 2) + " fit");
+            } else {
+                assertTrue(rest < 6, heads + " heads: " + six + " blocks of 6 where " + (six + 1) + " fit");
+                assertEquals(heads == 2 ? 0 : heads / 6, six, heads + " heads");
+            }
+        }
+        // the V4 shapes: 64 heads (decode on one thread) and 32 (split over two threads); the GPT-OSS group of 8
+        assertEquals(10, VectorLanes.sixBlocks(64));
+        assertEquals(4, VectorLanes.sixBlocks(32));
+        assertEquals(0, VectorLanes.sixBlocks(8));
+        assertEquals(0, VectorLanes.sixBlocks(2));
+        assertEquals(1, VectorLanes.sixBlocks(7));
+    }
+
+    @Test
     void packingTakesAsManyEntriesAsFitIn32MiBAtLeastOneAtMostTheBatch() {
         long budget = VectorLanes.PACKED_FLOATS;
         for (int batch = 1; batch <= 40; batch++) {

@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * transposition blocks, the 4-vector, 1-vector and scalar PV paths, partial sums reloaded between chunks), head counts
  * that are not multiples of 4 (the single-head PV and score blocks), admitted columns with holes (the keys-in-lanes
  * runs), the unfused (two-pass) form over more than one tile of keys and more than one head vector, a first tile of
- * keys that all score -inf, and a row with nothing admitted. Every engine starts from empty scratch buffers (the pools
+ * keys that all score -inf, a row with nothing admitted, and a call whose V rows are its K rows (heads in lanes
+ * copies them once, padded, and reads them as both; 6-head PV blocks beside 4-head and single ones). Every engine starts from empty scratch buffers (the pools
  * are drained first), so a buffer sized too small fails here whatever ran before in the JVM. Seeds are fixed (the
  * {@code seed} column); a failure names the case.
  */
@@ -219,6 +220,39 @@ class VectorLanesRemainderTest {
         UnionCall fused = SinksLanes.fusedCall(MemorySegment.ofArray(q), MemorySegment.ofArray(k),
                 MemorySegment.ofArray(v), 1, hq, hkv, tq, tk, d, sink, window);
         assertEnginesAgree("fused seed " + seed, fused);
+    }
+
+    @ParameterizedTest(name = "{0}: seed {1} B {2} H {3} tq {4} n {5} D {6} mask {7}")
+    @CsvSource({
+        // heads in lanes, V the same rows as K (one row set, as dsv4_attention hands over when v aliases k): the K
+        // rows copied once and read as V; D 512, so the rows are padded to 528; 64 heads: ten 6-head PV blocks and
+        // a 4-head one
+        "kv-d512-h64, 31, 1, 64, 1, 150, 512, holes",
+        // 20 heads (two 6-head PV blocks, two 4-head ones; 2 head vectors), D 147 (no padding, a PV tail)
+        "kv-d147-h20, 32, 2, 20, 1, 76, 147, all",
+        // 7 heads (one 6-head PV block and a single head), D 256 (padded to 272), three rows
+        "kv-d256-h7, 33, 1, 7, 3, 100, 256, mixed",
+    })
+    void aCallWhoseValuesAreItsKeysGivesTheScalarBits(String name, long seed, int batch, int heads, int tq, int n,
+            int d, String maskKind) {
+        SplittableRandom rng = new SplittableRandom(seed);
+        float[] q = gaussian(rng, batch * heads * tq * d, 1.5);
+        float[] k = gaussian(rng, batch * n * d, 1.5);
+        float[] sink = new float[heads];
+        for (int h = 0; h < heads; h++) {
+            sink[h] = (float) (rng.nextGaussian() + Math.log(n));
+        }
+        UnionCall distinct = denseCall(q, k, k.clone(), batch, heads, tq, n, d, mask(maskKind, rng, batch, heads, tq,
+                n), sink);
+        // the same call with one row set for K and V
+        UnionCall c = new UnionCall(distinct.q(), batch, heads, tq, d, distinct.scale(), distinct.keys(),
+                distinct.keys(), distinct.admission(), sink, new float[distinct.out().length]);
+        assertTrue(c.values() == c.keys() && distinct.values() != distinct.keys(), name + ": lost its aliasing");
+        float[] s = assertEnginesAgree(name + " seed " + seed, c);
+        assertEquals(0, bitsDiffering(s, vector(distinct, false)),
+                name + ": heads in lanes, V aliasing K vs the same values as rows of their own");
+        double worst = worstAgainstReference(c, s);
+        assertTrue(worst < 2e-5, name + " seed " + seed + ": max |f32 - fp64| = " + worst);
     }
 
     @Test
