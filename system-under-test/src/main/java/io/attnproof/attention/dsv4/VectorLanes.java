@@ -274,10 +274,10 @@ final class VectorLanes extends UnionLanes {
         s.qt = grow(s.qt, d * hp);
         s.s = grow(s.s, tile * hp);
         int vs = vStride(d);
-        s.vt = grow(s.vt, tile * vs);
         s.kt = grow(s.kt, tile * vs);
-        // V aliases K (the call holds one row set for both): the K rows copied for the scores are the V rows of PV.
+        // V aliases K (the call holds one row set for both): the K rows copied for the scores are PV's V rows too.
         boolean kIsV = c.values() == c.keys();
+        float[] vt = kIsV ? s.kt : (s.vt = grow(s.vt, tile * vs));
         s.tile(tile);
         s.lanes(hp);
         float[] qt = s.qt;
@@ -307,7 +307,7 @@ final class VectorLanes extends UnionLanes {
                 // The tile's K and V rows packed side by side (each is read by every head of the group).
                 MemorySegment.copy(c.keys().data(col), F, c.keys().byteOffset(b, col), s.kt, i * vs, d);
                 if (!kIsV) {
-                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), s.vt, i * vs, d);
+                    MemorySegment.copy(c.values().data(col), F, c.values().byteOffset(b, col), vt, i * vs, d);
                 }
                 s.vRow[i] = i * vs;
             }
@@ -317,7 +317,7 @@ final class VectorLanes extends UnionLanes {
             } else {
                 softmaxHeads(s, tn, hp, nv);
             }
-            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, kIsV ? s.kt : s.vt, s.vRow);
+            pv(c, b, r, h0, hc, s.s, 1, hp, tn, s.alpha, vt, s.vRow);
         }
         finish(c, b, r, h0, hc, s.m, s.l, 0);
     }
