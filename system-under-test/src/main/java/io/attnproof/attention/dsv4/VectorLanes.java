@@ -79,6 +79,8 @@ final class VectorLanes extends UnionLanes {
         /** Where a tail block's max over lanes past the tile goes (see scoresKeys4Whole). */
         final float[] mxJunk = new float[L4];
         int[] vRow = new int[TILE];
+        /** Heads in lanes: the gather offsets of one head vector's rows of q ({@code k * D}). */
+        final int[] qIdx = new int[L];
 
         /** Keys in lanes: the admitted keys of each row of a row block. */
         Admission.Row[] rows = {row};
@@ -288,12 +290,13 @@ final class VectorLanes extends UnionLanes {
         }
         Arrays.fill(s.qs, hc * d, hp * d, 0f);
         float[] qs = s.qs;
-        for (int e0 = 0; e0 < d; e0 += 16) {
-            int e1 = Math.min(d, e0 + 16);
-            for (int j = 0; j < hp; j++) {
-                for (int e = e0; e < e1; e++) {
-                    qt[e * hp + j] = qs[j * d + e];
-                }
+        // One gather a head vector and element of D: lane k reads row j + k.
+        for (int k = 0; k < L; k++) {
+            s.qIdx[k] = k * d;
+        }
+        for (int j = 0; j < hp; j += L) {
+            for (int e = 0; e < d; e++) {
+                FloatVector.fromArray(SP, qs, j * d + e, s.qIdx, 0).intoArray(qt, e * hp + j);
             }
         }
         for (int j = 0; j < hp; j++) {
