@@ -21,13 +21,14 @@ import org.junit.jupiter.params.provider.CsvSource;
  * engines run the same IEEE operations per query row, {@link UnionLanes}): head counts that leave 1, 2, 3, 6 or 8 head
  * vectors (the 2 x 8, 4 x 4, 2 x 4 and 1 x 1 register blocks, with and without a vector offset), key counts that leave
  * a partial tile and a remainder of 4 to 7 keys, head dims above one D chunk (64) with a tail below one vector (the
- * transposition blocks, the 4-vector, 1-vector and scalar PV paths, partial sums reloaded between chunks), head counts
- * that are not multiples of 4 (the single-head PV and score blocks), admitted columns with holes (the keys-in-lanes
- * runs), the unfused (two-pass) form over more than one tile of keys and more than one head vector, a first tile of
- * keys that all score -inf, a row with nothing admitted, and a call whose V rows are its K rows (heads in lanes
- * copies them once, padded, and reads them as both; 6-head PV blocks beside 4-head and single ones). Every engine starts from empty scratch buffers (the pools
- * are drained first), so a buffer sized too small fails here whatever ran before in the JVM. Seeds are fixed (the
- * {@code seed} column); a failure names the case.
+ * 4-vector, 1-vector and scalar PV paths, partial sums reloaded between chunks), head counts that are not multiples
+ * of 16 (the q gather of heads in lanes reads the zero rows of a partial head vector) or of 4 (the single-head PV and
+ * score blocks), admitted columns with holes (the keys-in-lanes runs), the unfused (two-pass) form over more than one
+ * tile of keys and more than one head vector, a first tile of keys that all score -inf, a row with nothing admitted,
+ * and a call whose V rows are its K rows (heads in lanes copies them once, padded, and reads them as both; 6-head PV
+ * blocks beside 4-head and single ones). Every engine starts from empty scratch buffers (the pools are drained
+ * first), so a buffer sized too small fails here whatever ran before in the JVM. Seeds are fixed (the {@code seed}
+ * column); a failure names the case.
  */
 class VectorLanesRemainderTest {
 
