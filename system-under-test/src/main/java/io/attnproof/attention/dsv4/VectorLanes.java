@@ -49,9 +49,9 @@ final class VectorLanes extends UnionLanes {
     /**
      * Floats before the first packed K and V element (speed only). G1 places an array of half a region or more (the
      * packed K and V of a call worth packing) at the region's start, its first element 16 bytes in; 12 floats more put
-     * every V row whose stride is a multiple of 16 floats, and every K block that starts at such a column, on a cache
-     * line's start, so the kernels' vector loads do not straddle two lines. Same-JVM A/B, paired medians: prefill
-     * x0.978 and, reversed, x1.044; sinks x0.975 and x1.036.
+     * each V row and, where nP is a multiple of 16, each K block at a column that is one, on a cache line's start (when
+     * D is a multiple of 16), so those vector loads do not straddle two lines. Same-JVM A/B, paired medians, 2 threads:
+     * prefill x0.973 and, reversed, x1.039; sinks x0.943 and x0.972 (within the noise).
      */
     static final int PACK_PAD = 12;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
