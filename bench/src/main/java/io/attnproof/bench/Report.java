@@ -57,6 +57,7 @@ public final class Report {
     private Map<String, Object> numpy;
     private Map<String, Object> numpyOne;
     private String numpySkip;
+    private Map<String, Object> paired;
 
     Report(EvidenceSink sink) {
         this.sink = sink;
@@ -148,6 +149,8 @@ public final class Report {
         } else {
             numpySkip = Files.isRegularFile(npSkip) ? Files.readString(npSkip).strip() : "no bench/target/numpy.json";
         }
+        Path pairedFile = out.resolve("paired.json");
+        paired = Files.isRegularFile(pairedFile) ? Json.parseObject(Files.readString(pairedFile)) : null;
         Path peers = out.resolve("peers");
         if (Files.isDirectory(peers)) {
             try (var files = Files.list(peers)) {
@@ -255,6 +258,7 @@ public final class Report {
         shapeRow("sinks_t512_w128", "sinks (fused) B=1 Hq=64 Hkv=8 D=64 t=512 W=128", "SinksBench.fused", null,
                 SinksBench.flops(), peakMachine, true);
         row("");
+        pairedRows();
 
         // The 43-layer step: memo on/off and the per-sequence flag on/off, side by side in one JMH run.
         int[] builds = maskBuildsPerStep();
@@ -439,6 +443,66 @@ public final class Report {
         long ragged = RaggedUnionMask.builds();
         s.step(bh, true, true);
         return new int[] {on, off, (int) (RaggedUnionMask.builds() - ragged)};
+    }
+
+    /**
+     * How steady the FMA peak and the calls are over a minute ({@link PairedShare}), as info lines of P3: the range of
+     * the FMA windows and of each call's GFLOP/s, the call's median over the run's fastest FMA window (the
+     * conservative share: that window is the nearest to the hardware's peak), and its share against the FMA windows
+     * either side of each call window (median, lowest, highest). P3's check stays the JMH share.
+     */
+    @SuppressWarnings("unchecked")
+    private void pairedRows() {
+        if (paired == null) {
+            row("FMA peak over a minute: not measured (no bench/target/paired.json: PairedShare did not run).");
+            row("");
+            return;
+        }
+        List<Double> fma = doubles(paired.get("fma_gflops"));
+        StringBuilder text = new StringBuilder("FMA peak over a minute (PairedShare, one JVM: "
+                + (int) Json.toDouble(paired.get("rounds")) + " rounds of "
+                + fmt(Json.toDouble(paired.get("window_seconds"))) + " s windows of the FMA loop on " + (int) Json.toDouble(paired.get("threads")) + " threads between"
+                + " windows of the calls): the FMA loop " + fmt(min(fma)) + "–" + fmt(max(fma)) + " GFLOP/s");
+        for (var e : ((Map<String, Object>) paired.get("shapes")).entrySet()) {
+            Map<String, Object> shape = (Map<String, Object>) e.getValue();
+            List<Double> gflops = doubles(shape.get("gflops"));
+            List<Double> share = doubles(shape.get("share"));
+            double ofFastest = median(gflops) / max(fma);
+            text.append("; ").append(e.getKey()).append(' ').append(fmt(min(gflops))).append("–")
+                    .append(fmt(max(gflops))).append(" GFLOP/s, median ").append(pct(ofFastest))
+                    .append(" of the fastest FMA window (against the FMA windows either side: median ")
+                    .append(pct(median(share))).append(", ").append(pct(min(share))).append("–")
+                    .append(pct(max(share))).append(')');
+            info("P3", "paired_gflops_min:" + e.getKey(), min(gflops));
+            info("P3", "paired_gflops_max:" + e.getKey(), max(gflops));
+            info("P3", "paired_median_over_fastest_fma:" + e.getKey(), ofFastest);
+            info("P3", "paired_fma_share_median:" + e.getKey(), median(share));
+            info("P3", "paired_fma_share_min:" + e.getKey(), min(share));
+            info("P3", "paired_fma_share_max:" + e.getKey(), max(share));
+        }
+        info("P3", "paired_fma_gflops_min", min(fma));
+        info("P3", "paired_fma_gflops_max", max(fma));
+        row(text.append('.').toString());
+        row("");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Double> doubles(Object list) {
+        return list == null ? List.of() : ((List<Object>) list).stream().map(Json::toDouble).toList();
+    }
+
+    static double median(List<Double> xs) {
+        List<Double> s = xs.stream().sorted().toList();
+        int n = s.size();
+        return n == 0 ? Double.NaN : n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    }
+
+    private static double min(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    }
+
+    private static double max(List<Double> xs) {
+        return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     }
 
     private void row(String s) {
