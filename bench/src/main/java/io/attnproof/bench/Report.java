@@ -20,16 +20,18 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Reads one bench/run's measurements (JMH's JSON with the gc profiler, NumPy's JSON, the PyTorch peer's oracle checks
- * under bench/target/peers, the mutant campaign's campaign.json, the timed mvn verify), measures the mask builds of a
- * 43-layer step in process, prints the table and records every number as an evidence line through the fixtures'
- * {@link Evidence} API (bench/target/evidence/Bench.jsonl, test {@code Bench#run}; kind, cmp and run on every line):
+ * Reads one bench/run's measurements (JMH's JSON with the gc profiler, {@link PairedShare}'s paired.json, NumPy's
+ * JSON, the PyTorch peer's oracle checks under bench/target/peers, the mutant campaign's campaign.json, the timed mvn
+ * verify), measures the mask builds of a 43-layer step in process, prints the table and records every number as an
+ * evidence line through the fixtures' {@link Evidence} API (bench/target/evidence/Bench.jsonl, test
+ * {@code Bench#run}; kind, cmp and run on every line):
  * <ul>
  *   <li>P1: Java's speed over NumPy's, {@code >= 1.3} on every decode and prefill shape (the sinks shape's ratio is
  *       informational);</li>
  *   <li>P2: over PyTorch's (DJL, offline), {@code >= 1.0} on the same shapes, after the peer's output was within the
  *       tolerance rule of the fp64 oracle (a check line per shape);</li>
- *   <li>P3: the share of the machine's measured FMA peak, {@code >= 0.5} at prefill and on the sinks shape;</li>
+ *   <li>P3: the share of the machine's measured FMA peak, {@code >= 0.5} at prefill and on the sinks shape (JMH's
+ *       FMA fork); PairedShare's windows as info lines;</li>
  *   <li>M4 and R2 from the step measured in process (mask builds per step, ragged builds of a uniform batch); the
  *       rest (timings, allocation, load average) informational.</li>
  * </ul>
@@ -491,7 +493,7 @@ public final class Report {
         return list == null ? List.of() : ((List<Object>) list).stream().map(Json::toDouble).toList();
     }
 
-    static double median(List<Double> xs) {
+    private static double median(List<Double> xs) {
         List<Double> s = xs.stream().sorted().toList();
         int n = s.size();
         return n == 0 ? Double.NaN : n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
