@@ -142,4 +142,8 @@ extern "C" int attnproof_emu_races(const char* kernel_name, long long* out, char
     return emu::race_stats(kernel_name, out, first, cap);
 }
 
-extern "C" const char* attnproof_emu_lane() { return "metal-emu"; }
+#ifndef ATTNPROOF_LANE_NAME
+#define ATTNPROOF_LANE_NAME "metal-emu"
+#endif
+
+extern "C" const char* attnproof_emu_lane() { return ATTNPROOF_LANE_NAME; }

@@ -1,0 +1,96 @@
+// fidelity.cu: probe kernels of the emulator's device semantics (claim N4), in the kernel sources' dialect (dptr,
+// SHARED_ARRAY) so that the same file builds with nvcc and through native/emu/cuda_emu.h. Built by native/emu/build.sh
+// into libattnproof_cuda_emu_fidelity.so; EmulatorFidelityN4Test holds their outputs against plain Java arithmetic.
+
+#ifndef ATTNPROOF_EMU
+template <class T>
+using dptr = T*;
+#define SHARED_ARRAY(T, name, n) __shared__ T name[n]
+#endif
+
+// grid (1), block (128): four warps, warp w standing for query row w. Warps below q_len run a row loop of w + 1
+// iterations, each a 32-lane butterfly sum of tile elements of region (w - it) mod 4; warps past q_len skip it;
+// warp 0 alone runs one more max-butterfly (`if (t < 32)`); then a barrier, the tile rewritten with every thread's
+// result, a barrier, and out[t] = tile[(t + 32) % 128] - acc. On a device the warps run different numbers of
+// shuffles between the same two barriers: no warp may rewrite the tile while another still reads it. With
+// early != 0 the barrier before the rewrite is left out: a real early-rewrite race the checker must report.
+extern "C" __global__ void divergent_warps(dptr<const float> x, dptr<float> out, int q_len, int early) {
+    SHARED_ARRAY(float, tile, 128);
+    const int t = threadIdx.x;
+    const int w = t / 32;
+    const int lane = t % 32;
+    tile[t] = x[t];
+    __syncthreads();
+    float acc = 0.f;
+    if (w < q_len) {
+        for (int it = 0; it <= w; ++it) {
+            float v = tile[lane + 32 * ((w - it + 4) % 4)] * (float)(it + 1);
+            for (int m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m);
+            acc += v;
+        }
+    }
+    if (t < 32) {
+        float mx = acc + tile[t];
+        for (int m = 16; m > 0; m /= 2) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, m));
+        acc += mx;
+    }
+    if (early == 0) __syncthreads();
+    tile[t] = acc;
+    __syncthreads();
+    out[t] = tile[(t + 32) % 128] - acc;
+}
+
+// grid (1), block (64): the other warp operations, with partial masks. out[t * 6 + k]:
+//   k 0: lanes 0-15 __shfl_down_sync(0x0000ffff, x, 1, 16); lanes 16-31 __shfl_up_sync(0xffff0000, x, 2, 16)
+//   k 1: __shfl_sync(full, x, 5) (lane 5's value, per warp)
+//   k 2: __shfl_xor_sync(full, x, 3, 8)
+//   k 3: __ballot_sync(full, x > 0) as a float of its low 16 bits, and k 4 of its high 16 bits
+//   k 5: x after __syncwarp(full) of the even lanes' and the odd lanes' own __syncwarp (two masks)
+extern "C" __global__ void warp_ops(dptr<const float> x, dptr<float> out) {
+    const int t = threadIdx.x;
+    const int lane = t % 32;
+    const float v = x[t];
+    float a;
+    if (lane < 16) {
+        a = __shfl_down_sync(0x0000ffffu, v, 1, 16);
+    } else {
+        a = __shfl_up_sync(0xffff0000u, v, 2, 16);
+    }
+    out[t * 6 + 0] = a;
+    out[t * 6 + 1] = __shfl_sync(0xffffffffu, v, 5);
+    out[t * 6 + 2] = __shfl_xor_sync(0xffffffffu, v, 3, 8);
+    const unsigned b = __ballot_sync(0xffffffffu, v > 0.f);
+    out[t * 6 + 3] = (float)(b & 0xffffu);
+    out[t * 6 + 4] = (float)(b >> 16);
+    if (lane % 2 == 0) {
+        __syncwarp(0x55555555u);
+    } else {
+        __syncwarp(0xaaaaaaaau);
+    }
+    __syncwarp();
+    out[t * 6 + 5] = v;
+}
+
+// grid (1), block (64): deadlocks and what is not one. mode 0: warp 1 skips the first barrier (it waits at the
+// second while warp 0 waits at the first); mode 1: warp 1 returns before the first barrier (exited threads drop
+// out: no error); mode 2: lane 5 returns before a full-mask shuffle its warp waits at; mode 3: lane 3 waits at a
+// barrier while its warp's other lanes wait at a full-mask shuffle.
+extern "C" __global__ void deadlocks(dptr<float> out, int mode) {
+    const int t = threadIdx.x;
+    const int w = t / 32;
+    const int lane = t % 32;
+    if (mode == 1 && w == 1) return;
+    if (mode == 2 && t == 5) return;
+    if (mode == 3) {
+        if (lane == 3) {
+            __syncthreads();
+        } else {
+            out[t] = __shfl_xor_sync(0xffffffffu, (float)t, 1);
+        }
+        return;
+    }
+    if (mode == 2) out[t] = __shfl_xor_sync(0xffffffffu, (float)t, 1);
+    if (!(mode == 0 && w == 1)) __syncthreads();
+    out[t] = (float)t;
+    __syncthreads();
+}
