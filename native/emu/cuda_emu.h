@@ -2,6 +2,8 @@
 // host C++20 (g++ -std=c++20 -pthread) unchanged. Include it before the kernel source.
 #pragma once
 
+#include <cmath>
+
 #include "emu_core.h"
 
 #define ATTNPROOF_EMU 1
@@ -73,3 +75,8 @@ inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
 inline long long max(long long a, long long b) { return a > b ? a : b; }
+// CUDA's float and double overloads (fminf / fmaxf semantics).
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline float max(float a, float b) { return std::fmax(a, b); }
+inline double min(double a, double b) { return std::fmin(a, b); }
+inline double max(double a, double b) { return std::fmax(a, b); }

@@ -32,7 +32,15 @@ int launch_deadlocks(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch("deadlocks", grid, block, kLimits, [=] { deadlocks(out, mode); }, error);
 }
 
+int launch_checked_types(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto out = a.f32_buf(0, "out");
+    int n = a.i32(1);
+    if (!a.ok(2)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("checked_types", grid, block, kLimits, [=] { checked_types(out, n); }, error);
+}
+
 const std::map<std::string, emu::Launcher> kKernels = {
+    {"checked_types", launch_checked_types},
     {"divergent_warps", launch_divergent_warps},
     {"warp_ops", launch_warp_ops},
     {"deadlocks", launch_deadlocks},

@@ -94,3 +94,22 @@ extern "C" __global__ void deadlocks(dptr<float> out, int mode) {
     out[t] = (float)t;
     __syncthreads();
 }
+
+// grid (1), block (32): a checked shared element has the device's type (claim N5). out[lane * 4 + k]: k 0
+// `(lane < n) ? partial[lane] : 0` (a float: 2.75, not 2), k 1 `auto b = partial[lane]; b += 0.5f` (a float copy:
+// 3.25, the element unchanged), k 2 `max(partial[lane], 0.f)`, k 3 the element read back through `&partial[lane]`.
+extern "C" __global__ void checked_types(dptr<float> out, int n) {
+    SHARED_ARRAY(float, partial, 32);
+    const int lane = threadIdx.x;
+    partial[lane] = 2.75f;
+    __syncthreads();
+    const auto a = (lane < n) ? partial[lane] : 0;
+    auto b = partial[lane];
+    b += 0.5f;
+    const float c = max(partial[lane], 0.f);
+    const float* p = &partial[lane];
+    out[lane * 4 + 0] = a;
+    out[lane * 4 + 1] = b;
+    out[lane * 4 + 2] = c;
+    out[lane * 4 + 3] = *p;
+}

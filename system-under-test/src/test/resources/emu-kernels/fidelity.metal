@@ -63,3 +63,20 @@ kernel void barrier_skipped(DPTR(float) out [[buffer(0)]], constant int& mode [[
     out[t] = float(t);
     threadgroup_barrier(mem_flags::mem_threadgroup);
 }
+
+// threadgroup (32): a checked threadgroup element has the device's type (claim N5); as checked_types in fidelity.cu.
+kernel void checked_types(DPTR(float) out [[buffer(0)]], constant int& n [[buffer(1)]],
+                          uint lane [[thread_index_in_threadgroup]]) {
+    TG_ARRAY(float, partial, 32);
+    partial[lane] = 2.75f;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const auto a = (int(lane) < n) ? partial[lane] : 0;
+    auto b = partial[lane];
+    b += 0.5f;
+    const float c = max(partial[lane], 0.0f);
+    threadgroup const float* p = &partial[lane];
+    out[lane * 4 + 0] = a;
+    out[lane * 4 + 1] = b;
+    out[lane * 4 + 2] = c;
+    out[lane * 4 + 3] = *p;
+}

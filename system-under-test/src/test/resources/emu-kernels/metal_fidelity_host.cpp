@@ -34,7 +34,15 @@ int launch_barrier_skipped(Args& a, dim3 grid, dim3 block, std::string& error) {
                        [=] { barrier_skipped(out, mode, static_cast<uint>(emu::t_tid)); }, error);
 }
 
+int launch_checked_types(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto out = a.f32_buf(0, "out");
+    int n = a.i32(1);
+    if (!a.ok(2)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("checked_types", grid, block, kLimits, [=] { checked_types(out, n, static_cast<uint>(emu::t_tid)); }, error);
+}
+
 const std::map<std::string, emu::Launcher> kKernels = {
+    {"checked_types", launch_checked_types},
     {"divergent_simdgroups", launch_divergent_simdgroups},
     {"simd_ops", launch_simd_ops},
     {"barrier_skipped", launch_barrier_skipped},
