@@ -39,7 +39,33 @@ int launch_checked_types(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch("checked_types", grid, block, kLimits, [=] { checked_types(out, n); }, error);
 }
 
+int launch_race_kinds(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto out = a.f32_buf(0, "out");
+    int kind = a.i32(1), barrier = a.i32(2);
+    if (!a.ok(3)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("race_kinds", grid, block, kLimits, [=] { race_kinds(out, kind, barrier); }, error);
+}
+
+int launch_out_of_bounds(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto g = a.f32_buf(0, "g");
+    int n = a.i32(1), kind = a.i32(2);
+    if (!a.ok(3)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("out_of_bounds", grid, block, kLimits, [=] { out_of_bounds(g, n, kind); }, error);
+}
+
+int launch_race_probe(Args& a, dim3 grid, dim3 block, std::string& error) {
+    return emu::launch_race_probe(a, grid, block, kLimits, error);
+}
+
+int launch_shared_probe(Args& a, dim3 grid, dim3 block, std::string& error) {
+    return emu::launch_shared_probe(a, grid, block, kLimits, error);
+}
+
 const std::map<std::string, emu::Launcher> kKernels = {
+    {"race_kinds", launch_race_kinds},
+    {"out_of_bounds", launch_out_of_bounds},
+    {"attnproof_race_probe", launch_race_probe},
+    {"attnproof_shared_probe", launch_shared_probe},
     {"checked_types", launch_checked_types},
     {"divergent_warps", launch_divergent_warps},
     {"warp_ops", launch_warp_ops},

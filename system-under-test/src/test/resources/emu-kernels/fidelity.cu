@@ -113,3 +113,44 @@ extern "C" __global__ void checked_types(dptr<float> out, int n) {
     out[lane * 4 + 2] = c;
     out[lane * 4 + 3] = *p;
 }
+
+// grid (1), block (64): one race of each kind on shared memory, no barrier between the accesses (barrier != 0 puts
+// one between them: no race). kind 0, write after write: thread t writes sh[t % 8] = t + 1 (8 writers per element);
+// kind 1, read after write: thread 0 writes sh[3], threads 1-63 read it; kind 2, write after read: thread 0 reads
+// sh[5], thread 63 writes it. out[t] keeps what a thread read.
+extern "C" __global__ void race_kinds(dptr<float> out, int kind, int barrier) {
+    SHARED_ARRAY(int, sh, 8);
+    const int t = threadIdx.x;
+    if (kind == 0) {
+        if (barrier != 0) {
+            for (int turn = 0; turn < 8; ++turn) {
+                if (t / 8 == turn) sh[t % 8] = t + 1;
+                __syncthreads();
+            }
+        } else {
+            sh[t % 8] = t + 1;
+        }
+    } else if (kind == 1) {
+        if (t == 0) sh[3] = 42;
+        if (barrier != 0) __syncthreads();
+        if (t != 0) out[t] = (float)sh[3];
+    } else {
+        if (t == 0) out[t] = (float)sh[5];
+        if (barrier != 0) __syncthreads();
+        if (t == 63) sh[5] = 42;
+    }
+}
+
+// grid (1), block (32): one out-of-bounds access by thread 7. kind 0: a read of g[n] (g holds n floats); kind 1: a
+// write of g[-1]; kind 2: a read of the shared sh[16] (16 floats); kind 3: a write of sh[16].
+extern "C" __global__ void out_of_bounds(dptr<float> g, int n, int kind) {
+    SHARED_ARRAY(float, sh, 16);
+    const int t = threadIdx.x;
+    if (t < 16) sh[t] = (float)t;
+    __syncthreads();
+    if (t != 7) return;
+    if (kind == 0) g[0] = g[n];
+    if (kind == 1) g[-1] = 1.f;
+    if (kind == 2) g[0] = sh[16];
+    if (kind == 3) sh[16] = 1.f;
+}

@@ -80,3 +80,11 @@ kernel void checked_types(DPTR(float) out [[buffer(0)]], constant int& n [[buffe
     out[lane * 4 + 2] = c;
     out[lane * 4 + 3] = *p;
 }
+
+// threadgroup (32): 36 KiB of threadgroup memory: within CUDA's 48 KiB of static shared memory, over Metal's 32 KiB.
+kernel void threadgroup_36k(DPTR(float) out [[buffer(0)]], uint t [[thread_index_in_threadgroup]]) {
+    TG_ARRAY(float, big, 9216);
+    big[t] = float(t);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    out[t] = big[(t + 1) % 32];
+}

@@ -41,7 +41,15 @@ int launch_checked_types(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch("checked_types", grid, block, kLimits, [=] { checked_types(out, n, static_cast<uint>(emu::t_tid)); }, error);
 }
 
+int launch_threadgroup_36k(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto out = a.f32_buf(0, "out");
+    if (!a.ok(1)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("threadgroup_36k", grid, block, kLimits,
+                       [=] { threadgroup_36k(out, static_cast<uint>(emu::t_tid)); }, error);
+}
+
 const std::map<std::string, emu::Launcher> kKernels = {
+    {"threadgroup_36k", launch_threadgroup_36k},
     {"checked_types", launch_checked_types},
     {"divergent_simdgroups", launch_divergent_simdgroups},
     {"simd_ops", launch_simd_ops},
