@@ -115,15 +115,11 @@ struct Touch {
     long long i;
 };
 
-inline std::vector<Touch>& touched() {
-    static std::vector<Touch> t;
-    return t;
-}
+inline std::vector<Touch> g_touched;
+inline std::uint64_t g_touch_serial = 1;
 
-inline std::uint64_t& touch_serial() {
-    static std::uint64_t serial = 1;
-    return serial;
-}
+inline std::vector<Touch>& touched() { return g_touched; }
+inline std::uint64_t& touch_serial() { return g_touch_serial; }
 
 inline void clear_shared_records() {
     std::lock_guard<std::mutex> lock(shared_registry_mu());
@@ -146,8 +142,8 @@ inline std::uint64_t element_bits(const SharedTrack& t, long long i) {
 }
 
 inline void touch(SharedTrack& t, long long i) {
-    if (t.stamp[i] == touch_serial()) return;  // already snapshotted in this run of the thread
-    t.stamp[i] = touch_serial();
+    if (t.stamp[i] == g_touch_serial) [[likely]] return;  // already snapshotted in this run of the thread
+    t.stamp[i] = g_touch_serial;
     t.snap[i] = element_bits(t, i);
     touched().push_back(Touch{&t, i});
 }
