@@ -14,7 +14,8 @@
 // barrier interval ("epoch") is a race, reported with the kernel, the array, the element, both threads and the block.
 // Warp operations do not end an epoch (they do not order shared memory on a GPU).
 //
-// ATTNPROOF_EMU_PLAIN builds neither the bounds checks nor the race records (the plain build: same bits expected).
+// ATTNPROOF_EMU_PLAIN builds neither the bounds checks nor the race records (the plain build: same bits expected);
+// ATTNPROOF_NO_RACECHECK keeps the bounds checks and drops the race records.
 #pragma once
 
 #include <cstdint>
@@ -289,8 +290,8 @@ struct shared_array {
         shared_registry().push_back(SharedArea{reinterpret_cast<unsigned char*>(data), sizeof data, t});
     }
     SharedTrack* tracked() {
-#ifdef ATTNPROOF_EMU_PLAIN
-        return nullptr;
+#if defined(ATTNPROOF_EMU_PLAIN) || defined(ATTNPROOF_NO_RACECHECK)
+        return nullptr;  // ATTNPROOF_NO_RACECHECK: bounds checked, no race records (to measure the records' cost)
 #else
         return &track;
 #endif

@@ -11,6 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.tolerance.Diff;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -116,35 +119,42 @@ class WarpSemanticsTest {
         return out.floats();
     }
 
-    /** Every q_len from 0 (no warp runs the loop) to 4 (every warp does, each a different number of times). */
-    @Test
-    void warpsRunningDifferentNumbersOfShufflesGiveTheDeviceNumbersOnCuda() {
-        EmuRunner runner = cuda();
-        EmuRunner.RaceStats before = runner.races("divergent_warps");
+    /**
+     * Every q_len from 0 (no warp runs the loop) to 4 (every warp does, each a different number of times): the
+     * output bits equal the Java computation of the device semantics, and the checker reports no race on this
+     * race-free kernel. Control: the expectation of another q_len ((q_len + 1) mod 5) differs: the comparison sees the loops' shape.
+     */
+    static void divergentWarps(EmuRunner runner, String lane, String kernel, long seed, Evidence ev) {
+        Evidence e = ev.backend(lane);
+        e.seed(seed);
+        EmuRunner.RaceStats before = runner.races(kernel);
+        long controlBits = Long.MAX_VALUE;
         for (int qLen = 0; qLen <= 4; qLen++) {
-            float[] x = gaussians(4100 + qLen, 128);
-            float[] got = run(runner, "divergent_warps", 128, x, 128, qLen, 0);
-            assertArrayEquals(divergentExpected(x, qLen), got, 0f, "divergent_warps, q_len " + qLen);
+            float[] x = gaussians(seed + qLen, 128);
+            float[] got = run(runner, kernel, 128, x, 128, qLen, 0);
+            e.checkBitIdentical("bits_differing_from_the_device_semantics[" + kernel + " q_len=" + qLen + "]",
+                    Diff.bitsDiffering(divergentExpected(x, qLen), got));
+            controlBits = Math.min(controlBits, Diff.bitsDiffering(divergentExpected(x, (qLen + 1) % 5), got));
         }
-        EmuRunner.RaceStats after = runner.races("divergent_warps");
-        assertEquals(0, after.races() - before.races(), after.firstReport());
-        assertEquals(5, after.launches() - before.launches());
-        assertTrue(after.sharedAccesses() > before.sharedAccesses(), after.toString());
+        EmuRunner.RaceStats after = runner.races(kernel);
+        e.degeneracy("launches[" + kernel + "]", after.launches() - before.launches(),
+                io.attnproof.fixtures.evidence.Comparison.EQ, 5, "one per q_len");
+        e.degeneracy("shared_elements_checked[" + kernel + "]", after.sharedAccesses() - before.sharedAccesses(),
+                io.attnproof.fixtures.evidence.Comparison.GT, 0, "the tile's reads and writes");
+        e.checkEqual("races_reported[" + kernel + "]", after.races() - before.races(), 0);
+        e.controlAtLeast("bits_differing_from_another_q_len_expectation[" + kernel + "]", controlBits, 1);
     }
 
     @Test
-    void simdGroupsRunningDifferentNumbersOfShufflesGiveTheDeviceNumbersOnMetal() {
-        EmuRunner runner = metal();
-        EmuRunner.RaceStats before = runner.races("divergent_simdgroups");
-        for (int qLen = 0; qLen <= 4; qLen++) {
-            float[] x = gaussians(4200 + qLen, 128);
-            float[] got = run(runner, "divergent_simdgroups", 128, x, 128, qLen, 0);
-            assertArrayEquals(divergentExpected(x, qLen), got, 0f, "divergent_simdgroups, q_len " + qLen);
-        }
-        EmuRunner.RaceStats after = runner.races("divergent_simdgroups");
-        assertEquals(0, after.races() - before.races(), after.firstReport());
-        assertEquals(5, after.launches() - before.launches());
-        assertTrue(after.sharedAccesses() > before.sharedAccesses(), after.toString());
+    @Claim("N4")
+    void warpsRunningDifferentNumbersOfShufflesGiveTheDeviceNumbersOnCuda(Evidence ev) {
+        divergentWarps(cuda(), "cuda-emu", "divergent_warps", 4100, ev);
+    }
+
+    @Test
+    @Claim("N4")
+    void simdGroupsRunningDifferentNumbersOfShufflesGiveTheDeviceNumbersOnMetal(Evidence ev) {
+        divergentWarps(metal(), "metal-emu", "divergent_simdgroups", 4200, ev);
     }
 
     /**
