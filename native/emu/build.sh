@@ -32,7 +32,8 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
     echo "native/emu/build.sh: $cxx not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
     exit 1
 fi
-flags=(-std=c++20 -O2 -pthread -fPIC -shared -Wall -Wextra -Wno-unknown-pragmas)
+flags=(-std=c++20 -O2 -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
+    -Wno-unknown-pragmas)
 if "$cxx" --version 2>/dev/null | grep -qi clang; then
     # Apple's g++ is clang: the MSL attributes are "unknown attributes" there; no -Werror on a compiler we do not
     # build with here.

@@ -137,61 +137,83 @@ inline void clear_shared_records() {
 }
 
 inline std::uint64_t element_bits(const SharedTrack& t, long long i) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, t.data + static_cast<std::size_t>(i) * t.elem, t.elem);
-    return v;
+    const unsigned char* at = t.data + static_cast<std::size_t>(i) * t.elem;
+    switch (t.elem) {  // fixed-size copies: no library call on the hot path
+        case 4: {
+            std::uint32_t v;
+            std::memcpy(&v, at, 4);
+            return v;
+        }
+        case 8: {
+            std::uint64_t v;
+            std::memcpy(&v, at, 8);
+            return v;
+        }
+        default: {
+            std::uint64_t v = 0;
+            std::memcpy(&v, at, t.elem);
+            return v;
+        }
+    }
 }
 
-inline void touch(SharedTrack& t, long long i) {
+// Marks element i of `t` touched by the running thread, snapshotting its bits at the first touch of this run.
+template <class T>
+[[gnu::always_inline]] inline void touch(SharedTrack& t, long long i, const T& element) {
     if (t.stamp[i] == g_touch_serial) [[likely]] return;  // already snapshotted in this run of the thread
     t.stamp[i] = g_touch_serial;
-    t.snap[i] = element_bits(t, i);
-    touched().push_back(Touch{&t, i});
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &element, sizeof(T));
+    t.snap[i] = bits;
+    g_touched.push_back(Touch{&t, i});
 }
 
-// Whichever of two conflicting accesses in one epoch is recorded second sees the first one's record.
-inline void record_write(const SharedTrack& t, long long i) {
-    const std::uint64_t me = (t_epoch << kTidBits) | static_cast<std::uint64_t>(t_tid + 1);
+// Whichever of two conflicting accesses in one epoch is recorded second sees the first one's record. `epoch` and
+// `tid` are the running thread's (t_epoch, t_tid: passed in, read once per flush).
+inline void record_write(const SharedTrack& t, long long i, std::uint64_t epoch, int tid) {
+    const std::uint64_t mine = static_cast<std::uint64_t>(tid + 1);
     const std::uint64_t old = t.w[i];
-    t.w[i] = me;
-    if ((old >> kTidBits) == t_epoch && (old & kTidMask) != static_cast<std::uint64_t>(t_tid + 1)) {
+    t.w[i] = (epoch << kTidBits) | mine;
+    if ((old >> kTidBits) == epoch && (old & kTidMask) != mine) [[unlikely]] {
         report_race(t.name, i, "written", static_cast<int>((old & kTidMask) - 1), "written");
     }
     const std::uint64_t rd = t.r[i];
-    if ((rd >> kTidBits) == t_epoch && (rd & kTidMask) != static_cast<std::uint64_t>(t_tid + 1)) {
+    if ((rd >> kTidBits) == epoch && (rd & kTidMask) != mine) [[unlikely]] {
         report_race(t.name, i, "read", (rd & kTidMask) == kMulti ? -1 : static_cast<int>((rd & kTidMask) - 1),
                     "written");
     }
 }
 
-inline void record_read(const SharedTrack& t, long long i) {
-    const std::uint64_t mine = static_cast<std::uint64_t>(t_tid + 1);
+inline void record_read(const SharedTrack& t, long long i, std::uint64_t epoch, int tid) {
+    const std::uint64_t mine = static_cast<std::uint64_t>(tid + 1);
     const std::uint64_t cur = t.r[i];
-    if ((cur >> kTidBits) != t_epoch) {
-        t.r[i] = (t_epoch << kTidBits) | mine;
+    if ((cur >> kTidBits) != epoch) {
+        t.r[i] = (epoch << kTidBits) | mine;
     } else if ((cur & kTidMask) != mine) {
-        t.r[i] = (t_epoch << kTidBits) | kMulti;
+        t.r[i] = (epoch << kTidBits) | kMulti;
     }
     const std::uint64_t w = t.w[i];
-    if ((w >> kTidBits) == t_epoch && (w & kTidMask) != mine) {
+    if ((w >> kTidBits) == epoch && (w & kTidMask) != mine) [[unlikely]] {
         report_race(t.name, i, "written", static_cast<int>((w & kTidMask) - 1), "read");
     }
 }
 
 // At a switch point of the running thread: its touches become reads and writes (bits changed: a write).
 inline void flush_touches() {
-    std::vector<Touch>& list = touched();
+    std::vector<Touch>& list = g_touched;
     if (list.empty()) return;
+    const std::uint64_t epoch = t_epoch;
+    const int tid = t_tid;
     for (const Touch& x : list) {
-        ++t_shared_accesses;
         if (element_bits(*x.track, x.i) != x.track->snap[x.i]) {
-            record_write(*x.track, x.i);
+            record_write(*x.track, x.i, epoch, tid);
         } else {
-            record_read(*x.track, x.i);
+            record_read(*x.track, x.i, epoch, tid);
         }
     }
+    t_shared_accesses += static_cast<long long>(list.size());
     list.clear();
-    ++touch_serial();
+    ++g_touch_serial;
 }
 
 // A cell an out-of-bounds access lands on instead of foreign memory.
@@ -223,7 +245,7 @@ public:
     template <class U, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
     dptr(const dptr<U>& o) : base_(o.base_), len_(o.len_), off_(o.off_), name_(o.name_), track_(o.track_) {}
 
-    T& operator[](long long i) const {
+    [[gnu::always_inline]] T& operator[](long long i) const {
         const long long at = off_ + i;
 #ifdef ATTNPROOF_EMU_PLAIN
         return base_[at];
@@ -233,7 +255,7 @@ public:
                   std::to_string(len_) + ")");
             return scratch<T>();
         }
-        if (track_ != nullptr) touch(*track_, at);
+        if (track_ != nullptr) touch(*track_, at, base_[at]);
         return base_[at];
 #endif
     }

@@ -8,6 +8,10 @@
 #include <mutex>
 #include <string>
 
+// The libraries are built with hidden visibility (direct calls and local TLS inside them); their C entry points
+// are the only exported symbols.
+#define ATTNPROOF_EXPORT __attribute__((visibility("default")))
+
 namespace emu {
 
 struct dim3 {
