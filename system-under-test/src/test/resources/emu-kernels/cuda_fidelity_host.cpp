@@ -61,7 +61,15 @@ int launch_shared_probe(Args& a, dim3 grid, dim3 block, std::string& error) {
     return emu::launch_shared_probe(a, grid, block, kLimits, error);
 }
 
+int launch_warp_misuse(Args& a, dim3 grid, dim3 block, std::string& error) {
+    auto out = a.f32_buf(0, "out");
+    int mode = a.i32(1);
+    if (!a.ok(2)) return (error = a.error(), emu::LAUNCH_BAD_SIGNATURE);
+    return emu::launch("warp_misuse", grid, block, kLimits, [=] { warp_misuse(out, mode); }, error);
+}
+
 const std::map<std::string, emu::Launcher> kKernels = {
+    {"warp_misuse", launch_warp_misuse},
     {"race_kinds", launch_race_kinds},
     {"out_of_bounds", launch_out_of_bounds},
     {"attnproof_race_probe", launch_race_probe},

@@ -154,3 +154,15 @@ extern "C" __global__ void out_of_bounds(dptr<float> g, int n, int kind) {
     if (kind == 2) g[0] = sh[16];
     if (kind == 3) sh[16] = 1.f;
 }
+
+// grid (1), block (32): warp operations the device leaves undefined. mode 0: a mask (lanes 1-31) that does not
+// name the calling lane 0; mode 1: a width of 3; mode 2: lanes 0-15 (mask 0x0000ffff) read lane l ^ 16, which
+// does not take part.
+extern "C" __global__ void warp_misuse(dptr<float> out, int mode) {
+    const int t = threadIdx.x;
+    float v = (float)t;
+    if (mode == 0) v = __shfl_xor_sync(0xfffffffeu, v, 1);
+    if (mode == 1) v = __shfl_xor_sync(0xffffffffu, v, 1, 3);
+    if (mode == 2 && t < 16) v = __shfl_xor_sync(0x0000ffffu, v, 16);
+    out[t] = v;
+}

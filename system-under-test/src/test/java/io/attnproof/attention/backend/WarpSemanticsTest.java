@@ -318,4 +318,29 @@ class WarpSemanticsTest {
         }
         assertArrayEquals(want, out, 0f);
     }
+
+    /** Warp operations the device leaves undefined fail by name (EMU_WARP_MISUSE), with the call's line. */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void warpOperationsTheDeviceLeavesUndefinedAreNamed() {
+        String[] expected = {
+            "__shfl_xor_sync at line " + lineOf("fidelity.cu", "if (mode == 0) v = __shfl_xor_sync")
+                + " with mask 0xfffffffe: the mask does not name the calling lane 0 in kernel warp_misuse, block "
+                + "(0,0,0) thread 0",
+            "__shfl_xor_sync at line " + lineOf("fidelity.cu", "if (mode == 1) v = __shfl_xor_sync")
+                + " with width 3: the width must be a power of two from 1 to 32 in kernel warp_misuse, block (0,0,0) "
+                + "thread 0",
+            "__shfl_xor_sync at line " + lineOf("fidelity.cu", "if (mode == 2 && t < 16) v = __shfl_xor_sync")
+                + ": lane 0 (thread 0) reads lane 16, which does not take part (lanes 0x0000ffff): the device leaves "
+                + "that value undefined in kernel warp_misuse"};
+        for (int mode = 0; mode < 3; mode++) {
+            DeviceBuffer out = DeviceBuffer.output("out", 32);
+            int m = mode;
+            NativeKernelException e = assertThrows(NativeKernelException.class, () -> cuda().run(List.of(
+                    new KernelLaunch("warp_misuse", new int[] {1, 1, 1}, new int[] {32, 1, 1},
+                            List.of(KernelArg.of(out), KernelArg.i32(m))))));
+            assertEquals("EMU_WARP_MISUSE", e.errorName(), e.getMessage());
+            assertTrue(e.getMessage().contains(expected[mode]), "mode " + mode + ": " + e.getMessage());
+        }
+    }
 }
