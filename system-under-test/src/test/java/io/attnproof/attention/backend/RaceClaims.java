@@ -231,9 +231,9 @@ abstract class RaceClaims {
     record LaneClaimsEnvelope(Backend lane) {
         List<Integer> dims() {
             List<Integer> dims = new ArrayList<>(new java.util.TreeSet<>(
-                    io.attnproof.attention.sinks.SinksDispatch.FUSED_HEAD_DIMS));
+                    io.attnproof.attention.dispatch.SinksDispatch.FUSED_HEAD_DIMS));
             if (lane.dispatchKind(lane.device()) != Device.Kind.METAL) {
-                dims.add(io.attnproof.attention.sinks.SinksDispatch.FLASH_512_HEAD_DIM);
+                dims.add(io.attnproof.attention.dispatch.SinksDispatch.FLASH_512_HEAD_DIM);
             }
             return dims;
         }

@@ -1,7 +1,6 @@
-package io.attnproof.attention.sinks;
+package io.attnproof.attention.dispatch;
 
 import io.attnproof.attention.Require;
-import io.attnproof.attention.dispatch.DispatchRegistry;
 import io.attnproof.attention.tensor.Device;
 import java.util.Locale;
 import java.util.Set;

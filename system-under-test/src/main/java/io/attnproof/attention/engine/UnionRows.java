@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.tensor.Tensor;
 import java.lang.foreign.MemorySegment;
@@ -9,13 +9,13 @@ import java.lang.foreign.MemorySegment;
  * {@code c >= head.rows()} is row {@code c - head.rows()} of the tail tensor (the compressed blocks). Narrowing to
  * the keep span and concatenating the compressed blocks are index arithmetic here: no element is copied.
  */
-record UnionRows(Span head, Span tail) {
+public record UnionRows(Span head, Span tail) {
 
     /** Rows {@code [start, start + rows)} of every batch entry of a {@code [B, 1, T, D]} tensor, in place. */
-    record Span(MemorySegment data, int batchRows, int start, int rows, int headDim) {
+    public record Span(MemorySegment data, int batchRows, int start, int rows, int headDim) {
 
         /** Rows {@code [start, start + rows)} of {@code t} ({@code [B, 1, T, D]}). */
-        static Span of(Tensor t, int start, int rows) {
+        public static Span of(Tensor t, int start, int rows) {
             return new Span(t.view(), t.dim(2), start, rows, t.dim(3));
         }
 
@@ -26,7 +26,7 @@ record UnionRows(Span head, Span tail) {
     }
 
     /** The union {@code [head ++ tail]}; {@code tail} null for none. */
-    static UnionRows of(Span head, Span tail) {
+    public static UnionRows of(Span head, Span tail) {
         return new UnionRows(head, tail);
     }
 

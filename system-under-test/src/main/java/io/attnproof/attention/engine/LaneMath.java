@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 /**
  * The scalar arithmetic the union kernel is defined by, lane for lane: {@link VectorLanes} performs exactly these

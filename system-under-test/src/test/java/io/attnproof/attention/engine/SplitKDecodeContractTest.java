@@ -1,11 +1,11 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.bitsDiffering;
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.denseCall;
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.drainScratch;
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.fresh;
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.gaussian;
-import static io.attnproof.attention.dsv4.VectorLanesRemainderTest.worstAgainstReference;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.bitsDiffering;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.denseCall;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.drainScratch;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.fresh;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.gaussian;
+import static io.attnproof.attention.engine.VectorLanesRemainderTest.worstAgainstReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

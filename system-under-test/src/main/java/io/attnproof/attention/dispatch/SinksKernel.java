@@ -1,4 +1,4 @@
-package io.attnproof.attention.sinks;
+package io.attnproof.attention.dispatch;
 
 /** The fused kernels a fused arm of {@code sinks_attn} can run (SYSTEM.md §8: decode and prefill kernels differ). */
 public enum SinksKernel {

@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.dispatch.DispatchRegistry;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -83,7 +83,7 @@ abstract sealed class UnionLanes permits ScalarLanes, VectorLanes {
             return null;
         }
         try {
-            return (UnionLanes) Class.forName("io.attnproof.attention.dsv4.VectorLanes").getDeclaredConstructor()
+            return (UnionLanes) Class.forName("io.attnproof.attention.engine.VectorLanes").getDeclaredConstructor()
                     .newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;

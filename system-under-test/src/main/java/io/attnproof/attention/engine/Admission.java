@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.mask.UnionMask;

@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.dispatch.DispatchTrace;
 import io.attnproof.attention.tensor.Tensor;
@@ -12,8 +12,16 @@ import java.util.Arrays;
  * bit for bit: the absorbed-MQA decode makes the H heads the rows of one MQA head and reads each shared key once for
  * all of them; repeat-KV does so at every query position.
  */
-final class UnionKernel {
+public final class UnionKernel {
     private UnionKernel() {
+    }
+
+    /** The Java lane's last stage of union attention: the path's loops over the stage's in-place rows. */
+    public static float[] attend(UnionStage stage) {
+        Admission admitted = stage.admission();
+        return stage.absorbed()
+                ? absorbedMqa(stage.q(), stage.keys(), stage.values(), admitted, stage.sink())
+                : repeatKv(stage.q(), stage.keys(), stage.values(), admitted, stage.sink());
     }
 
     /** Every query head against the single K/V head, at every position; {@code sink} null for none. */
@@ -39,7 +47,7 @@ final class UnionKernel {
      * ({@code keys}, {@code values} {@code [B,1,n,D]}) and the admitted columns read from a dense additive mask
      * {@code [B|1, H|1, tq, n]}: the reference form a test builds by hand.
      */
-    static float[] repeatKv(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
+    public static float[] repeatKv(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
         return repeatKv(q, UnionRows.whole(keys), UnionRows.whole(values),
                 Admission.dense(mask, q.dim(0), q.dim(1), q.dim(2), keys.dim(2)), sink);
     }

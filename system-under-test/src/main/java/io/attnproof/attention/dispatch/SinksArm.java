@@ -1,4 +1,4 @@
-package io.attnproof.attention.sinks;
+package io.attnproof.attention.dispatch;
 
 /** The arm {@code sinks_attn} sends a call to; only the two fused arms apply causality inside a kernel. */
 public enum SinksArm {

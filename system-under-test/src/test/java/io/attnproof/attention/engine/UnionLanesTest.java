@@ -1,10 +1,11 @@
-package io.attnproof.attention.dsv4;
+package io.attnproof.attention.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.attnproof.attention.dsv4.UnionGeometry;
 import io.attnproof.attention.mask.UnionMask;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
@@ -54,7 +55,7 @@ class UnionLanesTest {
             Math.nextDown(LaneMath.EXP_LO), -1e-30f, -Float.MIN_VALUE, -88f, -0.5f * (float) Math.log(2), -1f, -2f};
         System.arraycopy(special, 0, x, 0, special.length);
         float[] vec = new float[x.length];
-        VectorLanes.exp(x, vec);
+        VectorExp.exp(x, vec);
         double worstUlps = 0;
         for (int i = 0; i < x.length; i++) {
             float s = LaneMath.exp(x[i]);

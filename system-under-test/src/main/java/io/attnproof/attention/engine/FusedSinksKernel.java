@@ -1,9 +1,9 @@
-package io.attnproof.attention.sinks;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.dispatch.DispatchRegistry;
 import io.attnproof.attention.dispatch.DispatchTrace;
-import io.attnproof.attention.dsv4.SinksLanes;
+import io.attnproof.attention.dispatch.SinksDispatch;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.TreeSet;
 

@@ -1,4 +1,4 @@
-package io.attnproof.attention.sinks;
+package io.attnproof.attention.engine;
 
 import io.attnproof.attention.Require;
 
