@@ -15,7 +15,8 @@
 # Usage: native/emu/build.sh <out-dir> [cuda-source] [metal-source] [fidelity-dir]
 #   (the Maven build passes system-under-test/target/native and the test resources' emu-kernels; the mutant runner
 #    a mutant's own folder and its patched copy of one source)
-# ATTNPROOF_EMU_ONLY=cuda-emu or metal-emu builds that lane's library only (the mutant runner: one lane per mutant).
+# ATTNPROOF_EMU_ONLY=<group>[,<group>...] builds those groups only: cuda-emu, cuda-emu-fma, metal-emu, plain, fidelity
+#   (the mutant runner: a kernel mutant's one lane; an emulator mutant's groups its claims' tests load).
 # Needs only g++ (or $CXX) with C++20 <barrier>, and perl for the binding table; rebuilds a library only when a
 # source is newer than it.
 set -euo pipefail
@@ -80,12 +81,13 @@ case "$(uname -m)" in
 esac
 
 only="${ATTNPROOF_EMU_ONLY:-}"
+wants() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 pids=()
-if [ -z "$only" ] || [ "$only" = cuda-emu ]; then
+if wants cuda-emu; then
 build libattnproof_cuda_emu.so cuda_emu_host.cpp "$cu" -ffp-contract=off -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
 pids+=($!)
 fi
-if [ -n "$only" ]; then
+if ! wants cuda-emu-fma; then
     :
 elif [ ${#fma[@]} -gt 0 ]; then
     build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu" -ffp-contract=fast "${fma[@]}" \
@@ -95,28 +97,28 @@ else
     rm -f "$out/libattnproof_cuda_emu_fma.so"
     echo "native/emu/build.sh: no FMA instructions on this CPU: cuda-emu-fma not built"
 fi
-if [ -z "$only" ] || [ "$only" = metal-emu ]; then
+if wants metal-emu; then
 build libattnproof_metal_emu.so metal_emu_host.cpp "$msl" -ffp-contract=off -I "$here/metal" -I "$out/gen" \
     -DATTNPROOF_KERNEL_SOURCE="\"$msl\"" &
 pids+=($!)
 fi
-# The plain builds and the fidelity probes: the Maven build only (the mutant runner builds one checked lane).
-if [ -z "$only" ]; then
+# The plain builds and the fidelity probes (a kernel mutant builds one checked lane only).
+if wants plain; then
     build libattnproof_cuda_emu_plain.so cuda_emu_host.cpp "$cu" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
         -DATTNPROOF_LANE_NAME='"cuda-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
     pids+=($!)
     build libattnproof_metal_emu_plain.so metal_emu_host.cpp "$msl" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
         -I "$here/metal" -I "$out/gen" -DATTNPROOF_LANE_NAME='"metal-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$msl\"" &
     pids+=($!)
-    if [ -n "$fidelity" ]; then
-        fidelity="$(cd "$fidelity" && pwd)"
-        build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" "$fidelity/fidelity.cu" \
-            -ffp-contract=off -I "$here" -I "$fidelity" &
-        pids+=($!)
-        build libattnproof_metal_emu_fidelity.so "$fidelity/metal_fidelity_host.cpp" "$fidelity/fidelity.metal" \
-            -ffp-contract=off -I "$here" -I "$here/metal" -I "$fidelity" &
-        pids+=($!)
-    fi
+fi
+if wants fidelity && [ -n "$fidelity" ]; then
+    fidelity="$(cd "$fidelity" && pwd)"
+    build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" "$fidelity/fidelity.cu" \
+        -ffp-contract=off -I "$here" -I "$fidelity" &
+    pids+=($!)
+    build libattnproof_metal_emu_fidelity.so "$fidelity/metal_fidelity_host.cpp" "$fidelity/fidelity.metal" \
+        -ffp-contract=off -I "$here" -I "$here/metal" -I "$fidelity" &
+    pids+=($!)
 fi
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done

@@ -19,7 +19,8 @@ public record Mutant(String id, List<String> claims, String breaks, String origi
 
     /**
      * The emulated lane a native mutant runs on ({@code cuda-emu} for {@code native/cuda/*.cu}, {@code metal-emu}
-     * for {@code native/metal/*.metal}), or null for a mutant of the Java sources.
+     * for {@code native/metal/*.metal}, {@link PatchParser#EMULATOR} for the emulator's own files), or null for a
+     * mutant of the Java sources.
      */
     public String nativeLane() {
         return files.isEmpty() ? null : PatchParser.nativeLane(files.getFirst().path());

@@ -16,7 +16,9 @@ import java.util.stream.Stream;
  * A native mutant's own build: its patched kernel source written into the mutant's folder and compiled there by
  * {@code native/emu/build.sh} into that lane's emulation library (the other lanes' libraries are linked from the
  * normal build), so the mutant's claim tests load it through {@code attnproof.native.dir} while other mutants and the
- * normal build keep theirs. A source that does not compile makes the mutant stale.
+ * normal build keep theirs. An emulator mutant (a patched {@code native/emu} file) copies the emulator into its folder
+ * and builds every library there through the copy: the lanes, the plain builds and the fidelity probes. A source
+ * that does not compile makes the mutant stale.
  */
 final class NativeBuild {
     /** The system property the native lanes read their libraries' directory from. */
@@ -31,6 +33,28 @@ final class NativeBuild {
     private static final java.util.Map<String, String> LANE_NEUTRAL = java.util.Map.of("X1", "CrossLane", "N3",
             "KernelSources");
     private static final long BUILD_SECONDS = 180;
+    /**
+     * The libraries the tests of an emulator mutant's claims load (build.sh's groups): N4's probes, N5's checked lanes
+     * and their plain builds; a claim not listed rebuilds every group. The rest come from the normal build.
+     */
+    private static final java.util.Map<String, String> EMULATOR_BUILDS = java.util.Map.of("N4", "fidelity", "N5",
+            "cuda-emu,metal-emu,plain");
+
+    /** build.sh's groups for an emulator mutant of {@code claims}. */
+    static String emulatorBuilds(List<String> claims) {
+        Set<String> groups = new TreeSet<>();
+        for (String c : claims) {
+            String g = EMULATOR_BUILDS.get(c);
+            if (g == null) {
+                return "cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity";
+            }
+            groups.addAll(List.of(g.split(",")));
+        }
+        return String.join(",", groups);
+    }
+
+    /** The fidelity probe kernels (claim N4) an emulator mutant's build compiles too. */
+    static final String FIDELITY_PROBES = "system-under-test/src/test/resources/emu-kernels";
 
     private NativeBuild() {
     }
@@ -44,15 +68,33 @@ final class NativeBuild {
     static void build(Path repoRoot, Path normal, Path dir, Mutant m, String patched) throws StaleException {
         String lane = m.nativeLane();
         Path original = repoRoot.resolve(m.files().getFirst().path());
+        boolean emulator = lane.equals(PatchParser.EMULATOR);
         try {
             deleteTree(dir);
-            Path src = Files.createDirectories(dir.resolve("src")).resolve(original.getFileName());
+            Path buildScript = repoRoot.resolve("native/emu/build.sh");
+            Path src;
+            if (emulator) {
+                Path emu = dir.resolve("emu");
+                copyTree(repoRoot.resolve("native/emu"), emu);
+                src = emu.resolve(repoRoot.resolve("native/emu").relativize(original));
+                buildScript = emu.resolve("build.sh");
+            } else {
+                src = Files.createDirectories(dir.resolve("src")).resolve(original.getFileName());
+            }
             Files.writeString(src, patched, StandardCharsets.UTF_8);
             Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
             Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
-            ProcessBuilder pb = new ProcessBuilder("bash", repoRoot.resolve("native/emu/build.sh").toString(),
-                    dir.toString(), cu.toString(), msl.toString()).redirectErrorStream(true);
-            pb.environment().put("ATTNPROOF_EMU_ONLY", lane);
+            List<String> command = new java.util.ArrayList<>(List.of("bash", buildScript.toString(), dir.toString(),
+                    cu.toString(), msl.toString()));
+            if (emulator) {
+                command.add(repoRoot.resolve(FIDELITY_PROBES).toString());
+            }
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+            if (emulator) {
+                pb.environment().put("ATTNPROOF_EMU_ONLY", emulatorBuilds(m.claims()));
+            } else {
+                pb.environment().put("ATTNPROOF_EMU_ONLY", lane);
+            }
             Path log = dir.resolve("build.log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();
@@ -85,9 +127,13 @@ final class NativeBuild {
 
     /**
      * The claim test classes a native mutant of {@code lane} runs: those of its claims that test that lane (by the
-     * lane's class-name prefix), plus the lane-neutral classes of {@link #LANE_NEUTRAL} for the claims it names.
+     * lane's class-name prefix), plus the lane-neutral classes of {@link #LANE_NEUTRAL} for the claims it names; an
+     * emulator mutant runs every class of its claims.
      */
     static Set<String> laneClasses(String lane, Set<String> classes, List<String> claims) {
+        if (lane.equals(PatchParser.EMULATOR)) {
+            return new TreeSet<>(classes); // the emulator runs under every lane: all of its claims' classes
+        }
         String prefix = LANE_TESTS.stream().filter(l -> l.get(0).equals(lane)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("lane = " + lane + ": no emulated lane of that name"))
                 .get(1);
@@ -101,6 +147,19 @@ final class NativeBuild {
             }
         }
         return out;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
     }
 
     private static void deleteTree(Path dir) throws IOException {

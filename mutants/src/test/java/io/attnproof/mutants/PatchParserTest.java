@@ -111,4 +111,21 @@ class PatchParserTest {
             assertFalse(m.breaks().lines().count() != 1, m.id() + ": breaks is one line");
         }
     }
+
+    /** The emulator's own headers and build script are patchable (an emulator mutant); nothing else under native/emu. */
+    @Test
+    void emulatorFilesAreTheirOwnLaneAndBuildWhatTheirClaimsLoad() {
+        assertEquals("cuda-emu", PatchParser.nativeLane("native/cuda/sinks_attn.cu"));
+        assertEquals("emu", PatchParser.nativeLane("native/emu/emu_sched.h"));
+        assertEquals("emu", PatchParser.nativeLane("native/emu/build.sh"));
+        assertEquals(null, PatchParser.nativeLane("native/emu/metal/metal_stdlib"));
+        assertEquals(null, PatchParser.nativeLane("native/emu/cuda_emu_host.cpp"));
+        assertEquals(null, PatchParser.nativeLane("native/emu/../cuda/x.h"));
+        assertEquals("fidelity", NativeBuild.emulatorBuilds(List.of("N4")));
+        assertEquals("cuda-emu,fidelity,metal-emu,plain", NativeBuild.emulatorBuilds(List.of("N5", "N4")));
+        assertEquals("cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity", NativeBuild.emulatorBuilds(List.of("N4", "S1")));
+        Set<String> classes = Set.of("a.CudaEmuLaneTest", "a.MetalEmuLaneTest", "a.WarpSemanticsTest");
+        assertEquals(classes, NativeBuild.laneClasses("emu", classes, List.of("N4")));
+        assertEquals(Set.of("a.CudaEmuLaneTest"), NativeBuild.laneClasses("cuda-emu", classes, List.of("S1")));
+    }
 }
