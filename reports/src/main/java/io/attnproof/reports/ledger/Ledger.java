@@ -1,7 +1,9 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -208,7 +210,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             }
             String source = file + ":" + (i + 1);
             try {
-                lines.add(EvidenceLine.of(Json.parseObject(text.get(i)), source));
+                lines.add(EvidenceLine.parse(text.get(i), source));
             } catch (IllegalArgumentException e) {
                 problems.add(file + ":" + (i + 1) + ": malformed evidence: " + e.getMessage());
             }

@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -360,12 +362,12 @@ class ClaimMutantsTest {
         }
         assertTrue(links >= 12, "source links found: " + links);
 
-        Map<String, Object> json = Json.parseObject(Files.readString(w.json()));
+        Map<String, Object> json = JsonTrees.parseObject(Files.readString(w.json()));
         List<?> perClaim = (List<?>) json.get("per_claim");
         Map<?, ?> u1json = (Map<?, ?>) perClaim.getFirst();
         assertEquals("U1", u1json.get("claim"));
         Map<?, ?> killed = (Map<?, ?>) u1json.get("pit_killed");
-        assertEquals(2.0, Json.toDouble(killed.get("count")));
+        assertEquals(2.0, JsonTrees.toDouble(killed.get("count")));
         assertEquals(SRC + "mask/UnionMask.java:18", ((Map<?, ?>) ((List<?>) killed.get("mutations")).getFirst())
                 .get("source"));
         List<String> verdicts = new ArrayList<>();
@@ -433,7 +435,7 @@ class ClaimMutantsTest {
     }
 
     private static EvidenceLine line(String claim, String test) {
-        return EvidenceLine.of(Json.parseObject(evidence(claim, test)), "smoke:1");
+        return EvidenceLine.parse(evidence(claim, test), "smoke:1");
     }
 
     private static int count(String text, String needle) {

@@ -1,12 +1,14 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +64,7 @@ class LedgerTest {
         assertEquals(5894L, u5.worst().seed());
         assertEquals(ClaimId.U5.sentence(), u5.sentence());
         assertEquals("SKIP", rows.get("U5/cuda").status());
-        assertEquals("skipped: no CUDA driver", rows.get("U5/cuda").worst().describe());
+        assertEquals("skipped: no CUDA driver", Fmt.describe(rows.get("U5/cuda").worst()));
         ClaimRow r1 = rows.get("R1/cpu");
         assertEquals("FAIL", r1.status());
         assertEquals(1.89e-6 / 3.0e-5, r1.margin().factor(), 1e-12);
@@ -186,7 +188,7 @@ class LedgerTest {
         assertTrue(md.contains("![R8: mean dead prefix vs speculative step (log-log)](pictures/r8-dead-prefix.svg)"), md);
 
         @SuppressWarnings("unchecked")
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(w.json()));
+        Map<String, Object> json = (Map<String, Object>) JsonTrees.parse(Files.readString(w.json()));
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) json.get("summary");
         assertEquals(14.0, summary.get("lines"));
@@ -223,7 +225,7 @@ class LedgerTest {
         assertTrue(html.contains("PIT: not run (no system-under-test/target/pit-reports/mutations.xml"), html);
         assertFalse(html.contains("<table id=\"mutants\">"), html);
         @SuppressWarnings("unchecked")
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(w.json()));
+        Map<String, Object> json = (Map<String, Object>) JsonTrees.parse(Files.readString(w.json()));
         assertEquals("not run", ((Map<?, ?>) json.get("mutants")).get("status"));
         assertEquals("not run", ((Map<?, ?>) json.get("pit")).get("status"));
     }
