@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PIT for a pull request: mutates only the classes of system-under-test/src/main/java that changed against BASE
-# (default origin/main), with only the tests that cover them (pit/test-scope.tsv, from the baseline's line
+# (default origin/main), with only the tests that cover them (pit/test-scope.tsv, from a whole-module run's line
 # coverage; a class not in it, e.g. a new one, gets every test of its package and of the packages that use it:
 # all tests). Then fails on any surviving or uncovered mutation of those classes that pit/triage.csv does not hold,
 # and on any row of those classes that names no mutation of the run (stale).

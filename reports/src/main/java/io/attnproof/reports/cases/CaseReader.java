@@ -211,7 +211,7 @@ public final class CaseReader {
         return new AttnCase(file, qt, kt, vt, st, ct, mt, ratio, window, rawPrefix, rowQ0, dtype);
     }
 
-    /** Caller-mask shapes of SYSTEM.md §4.6: a 1-element placeholder, [tq, n] or [B|1, H|1, tq|1, n]. */
+    /** Caller-mask shapes of docs/system.md §4.6: a 1-element placeholder, [tq, n] or [B|1, H|1, tq|1, n]. */
     private void checkMask(Npy.Array mask, int b, int h, int tq, long tkFull, int tc) {
         int[] ms = mask.shape();
         if (mask.data().length == 1) {

@@ -24,7 +24,7 @@ public record ClaimRow(String claim, String sentence, String backend, String sta
         try {
             return ClaimId.of(claim).sentence();
         } catch (IllegalArgumentException e) {
-            return "(not in the catalog of spec/CLAIMS.md)";
+            return "(not in the catalog of docs/claims.md)";
         }
     }
 

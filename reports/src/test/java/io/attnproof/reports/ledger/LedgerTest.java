@@ -71,7 +71,7 @@ class LedgerTest {
         assertEquals(Margin.Kind.EXACT, rows.get("U1/cpu").margin().kind());
         assertEquals(1.6, rows.get("M7/cpu").margin().factor(), 1e-12);     // a minimum count: value ÷ limit
         assertEquals(1.5, rows.get("R8/cpu").margin().factor(), 1e-12);     // exponent 0.5 under 0.75
-        assertEquals("(not in the catalog of spec/CLAIMS.md)", rows.get("Z9/cpu").sentence());
+        assertEquals("(not in the catalog of docs/claims.md)", rows.get("Z9/cpu").sentence());
         // Catalog order, then backends by name; ids outside the catalog last.
         assertEquals(List.of("U1/cpu", "U5/cpu", "U5/cuda", "U5/cuda-emu", "R1/cpu", "R8/cpu", "M7/cpu", "Z9/cpu"),
                 l.rows().stream().map(r -> r.claim() + "/" + r.backend()).toList());

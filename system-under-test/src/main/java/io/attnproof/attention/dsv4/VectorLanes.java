@@ -50,8 +50,8 @@ final class VectorLanes extends UnionLanes {
      * Floats before the first packed K and V element (speed only). G1 places an array of half a region or more (the
      * packed K and V of a call worth packing) at the region's start, its first element 16 bytes in; 12 floats more put
      * each V row and, where nP is a multiple of 16, each K block at a column that is one, on a cache line's start (when
-     * D is a multiple of 16), so those vector loads do not straddle two lines. Same-JVM A/B, paired medians, 2 threads:
-     * prefill x0.973 and, reversed, x1.039; sinks x0.943 and x0.972 (within the noise).
+     * D is a multiple of 16), so those vector loads do not straddle two lines. The trade-off: 12 floats of scratch per
+     * buffer for a gain small enough that only the benchmark's report (bench/run) can show it; the bits are the same.
      */
     static final int PACK_PAD = 12;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
@@ -1272,7 +1272,7 @@ final class VectorLanes extends UnionLanes {
         float[] out = c.out();
         // 6-head blocks where a key's weights for consecutive heads are adjacent (heads in lanes): 6 broadcasts from
         // one cache line. With keys in lanes each head's weights are a row of their own, and there 6 x 4 blocks
-        // measured slower than 4 x 4 (the V4 prefill, x 1.04).
+        // are slower than 4 x 4 at the V4 prefill (the benchmark report has the ratio).
         int six = pH == 1 ? sixBlocks(hc) : 0;
         int e = 0;
         for (; e + L4 <= d; e += L4) {
