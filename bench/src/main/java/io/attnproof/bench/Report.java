@@ -7,6 +7,7 @@ import io.attnproof.attention.mask.RaggedUnionMask;
 import io.attnproof.attention.mask.UnionMaskMemo;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.evidence.EvidenceLine;
 import io.attnproof.fixtures.evidence.EvidenceSink;
 import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.fixtures.evidence.RunId;
@@ -108,13 +109,10 @@ public final class Report {
                 try (var files = Files.list(dir)) {
                     for (Path f : files.filter(p -> p.toString().endsWith(".jsonl")).toList()) {
                         for (String line : Files.readAllLines(f)) {
-                            int at = line.lastIndexOf("\"run\":\"");
-                            if (at < 0) {
+                            if (line.isBlank()) {
                                 continue;
                             }
-                            int from = at + 7;
-                            int to = line.indexOf('"', from);
-                            String id = to > from ? line.substring(from, to) : null;
+                            String id = EvidenceLine.parse(line, f.toString()).run();
                             if (id != null && (latest == null || id.compareTo(latest) > 0)) {
                                 latest = id;
                             }
