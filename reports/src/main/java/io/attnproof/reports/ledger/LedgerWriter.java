@@ -70,9 +70,9 @@ public final class LedgerWriter {
         summary.put("text", l.summaryLine());
         summary.put("lines", l.lines().size());
         summary.put("rows", l.rows().size());
-        summary.put("pass", l.count("PASS"));
-        summary.put("fail", l.count("FAIL"));
-        summary.put("skip", l.count("SKIP"));
+        summary.put("pass", l.count(ClaimRow.Status.PASS));
+        summary.put("fail", l.count(ClaimRow.Status.FAIL));
+        summary.put("skip", l.count(ClaimRow.Status.SKIP));
         summary.put("unreadable", l.problems().size());
         summary.put("mutants", l.mutantsNote());
         summary.put("pit", l.pitNote());
@@ -85,7 +85,7 @@ public final class LedgerWriter {
             row.put("claim", r.claim());
             row.put("sentence", r.sentence());
             row.put("backend", r.backend());
-            row.put("status", r.status());
+            row.put("status", r.status().name());
             row.put("lines", r.lines());
             EvidenceLine w = r.worst();
             row.put("metric", w.metric());
@@ -275,7 +275,7 @@ public final class LedgerWriter {
         for (ClaimRow r : l.rows()) {
             EvidenceLine w = r.worst();
             md.append("| ").append(Fmt.md(r.claim())).append(" | ").append(Fmt.md(r.backend())).append(" | ")
-                    .append(r.status().equals("FAIL") ? "**FAIL**" : r.status()).append(" | ").append(r.lines())
+                    .append(r.status() == ClaimRow.Status.FAIL ? "**FAIL**" : r.status().name()).append(" | ").append(r.lines())
                     .append(" | ").append(Fmt.md(Fmt.describe(w))).append(" | ").append(r.margin().text()).append(" | ")
                     .append(w.seed() == null ? "" : w.seed()).append(" | ")
                     .append(w.worst() == null ? "" : Fmt.md(w.worst().toString())).append(" | ")

@@ -56,17 +56,17 @@ class LedgerTest {
         Map<String, ClaimRow> rows = new java.util.HashMap<>();
         l.rows().forEach(r -> rows.put(r.claim() + "/" + r.backend(), r));
         ClaimRow u5 = rows.get("U5/cpu");
-        assertEquals("PASS", u5.status());
+        assertEquals(ClaimRow.Status.PASS, u5.status());
         assertEquals(4, u5.lines());
         assertEquals(3.75e-6, u5.worst().value());
         assertEquals(7.89 / 3.75, u5.margin().factor(), 1e-12);
         assertEquals("(b=0, h=0, r=62, c=8)", u5.worst().worst().toString());
         assertEquals(5894L, u5.worst().seed());
         assertEquals(ClaimId.U5.sentence(), u5.sentence());
-        assertEquals("SKIP", rows.get("U5/cuda").status());
+        assertEquals(ClaimRow.Status.SKIP, rows.get("U5/cuda").status());
         assertEquals("skipped: no CUDA driver", Fmt.describe(rows.get("U5/cuda").worst()));
         ClaimRow r1 = rows.get("R1/cpu");
-        assertEquals("FAIL", r1.status());
+        assertEquals(ClaimRow.Status.FAIL, r1.status());
         assertEquals(1.89e-6 / 3.0e-5, r1.margin().factor(), 1e-12);
         assertEquals(Margin.Kind.EXACT, rows.get("U1/cpu").margin().kind());
         assertEquals(1.6, rows.get("M7/cpu").margin().factor(), 1e-12);     // a minimum count: value ÷ limit
@@ -285,7 +285,7 @@ class LedgerTest {
                 """);
         Ledger withGpu = Ledger.build(dir, List.of(extra));
         ClaimRow gpu = withGpu.rows().stream().filter(r -> r.backend().equals("cuda")).findFirst().orElseThrow();
-        assertEquals("INCONSISTENT", gpu.status(), "a line claiming PASS with 1e-3 > 1e-6 is judged by its numbers");
+        assertEquals(ClaimRow.Status.INCONSISTENT, gpu.status(), "a line claiming PASS with 1e-3 > 1e-6 is judged by its numbers");
         assertEquals(1, withGpu.exitStatus());
     }
 }
