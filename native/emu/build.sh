@@ -6,9 +6,15 @@
 #                                         the build machine has FMA instructions, which it then runs on)
 #   <out>/libattnproof_metal_emu.so      (metal-emu; its [[buffer(n)]] binding table is generated from the .metal
 #                                         source into <out>/gen/metal_bindings.h)
-# Usage: native/emu/build.sh <out-dir> [cuda-source] [metal-source]
-#   (the Maven build passes system-under-test/target/native; the mutant runner a mutant's own folder and its
-#    patched copy of one source)
+#   <out>/libattnproof_cuda_emu_plain.so, <out>/libattnproof_metal_emu_plain.so
+#                                        (the plain builds: -DATTNPROOF_EMU_PLAIN, no bounds checks and no race
+#                                         records; claim N5 compares their bits with the checked lanes')
+#   <out>/libattnproof_{cuda,metal}_emu_fidelity.so
+#                                        (the probe kernels of <fidelity-dir>: fidelity.cu / fidelity.metal behind
+#                                         cuda_fidelity_host.cpp / metal_fidelity_host.cpp; claim N4)
+# Usage: native/emu/build.sh <out-dir> [cuda-source] [metal-source] [fidelity-dir]
+#   (the Maven build passes system-under-test/target/native and the test resources' emu-kernels; the mutant runner
+#    a mutant's own folder and its patched copy of one source)
 # ATTNPROOF_EMU_ONLY=cuda-emu or metal-emu builds that lane's library only (the mutant runner: one lane per mutant).
 # Needs only g++ (or $CXX) with C++20 <barrier>, and perl for the binding table; rebuilds a library only when a
 # source is newer than it.
@@ -17,6 +23,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:?usage: build.sh <out-dir> [cuda-source] [metal-source]}"
 cu="${2:-$here/../cuda/sinks_attn.cu}"
 msl="${3:-$here/../metal/sinks_attn.metal}"
+fidelity="${4:-}"
 cxx="${CXX:-g++}"
 mkdir -p "$out/gen"
 cu="$(cd "$(dirname "$cu")" && pwd)/$(basename "$cu")"
@@ -25,7 +32,8 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
     echo "native/emu/build.sh: $cxx not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
     exit 1
 fi
-flags=(-std=c++20 -O2 -pthread -fPIC -shared -Wall -Wextra -Wno-unknown-pragmas)
+flags=(-std=c++20 -O2 -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
+    -Wno-unknown-pragmas)
 if "$cxx" --version 2>/dev/null | grep -qi clang; then
     # Apple's g++ is clang: the MSL attributes are "unknown attributes" there; no -Werror on a compiler we do not
     # build with here.
@@ -48,8 +56,9 @@ perl -0777 -ne '
     }' "$msl" > "$bindings.tmp.$$"
 if cmp -s "$bindings.tmp.$$" "$bindings"; then rm -f "$bindings.tmp.$$"; else mv -f "$bindings.tmp.$$" "$bindings"; fi
 
-build() { # <library> <main source> <kernel source> [extra flags...]
-    local lib="$out/$1" main="$here/$2" kernel="$3"
+build() { # <library> <main source (relative to this directory, or absolute)> <kernel source> [extra flags...]
+    local lib="$out/$1" main="$2" kernel="$3"
+    case "$main" in /*) ;; *) main="$here/$main" ;; esac
     shift 3
     local newest
     newest=$(ls -t "$main" "$kernel" "$here"/*.h "$here"/metal/metal_stdlib "$bindings" "$0" | head -n 1)
@@ -90,6 +99,24 @@ if [ -z "$only" ] || [ "$only" = metal-emu ]; then
 build libattnproof_metal_emu.so metal_emu_host.cpp "$msl" -ffp-contract=off -I "$here/metal" -I "$out/gen" \
     -DATTNPROOF_KERNEL_SOURCE="\"$msl\"" &
 pids+=($!)
+fi
+# The plain builds and the fidelity probes: the Maven build only (the mutant runner builds one checked lane).
+if [ -z "$only" ]; then
+    build libattnproof_cuda_emu_plain.so cuda_emu_host.cpp "$cu" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
+        -DATTNPROOF_LANE_NAME='"cuda-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
+    pids+=($!)
+    build libattnproof_metal_emu_plain.so metal_emu_host.cpp "$msl" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
+        -I "$here/metal" -I "$out/gen" -DATTNPROOF_LANE_NAME='"metal-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$msl\"" &
+    pids+=($!)
+    if [ -n "$fidelity" ]; then
+        fidelity="$(cd "$fidelity" && pwd)"
+        build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" "$fidelity/fidelity.cu" \
+            -ffp-contract=off -I "$here" -I "$fidelity" &
+        pids+=($!)
+        build libattnproof_metal_emu_fidelity.so "$fidelity/metal_fidelity_host.cpp" "$fidelity/fidelity.metal" \
+            -ffp-contract=off -I "$here" -I "$here/metal" -I "$fidelity" &
+        pids+=($!)
+    fi
 fi
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=$?; done

@@ -115,7 +115,7 @@ inline int launch_race_probe(Args& a, dim3 grid, dim3 block, const Limits& limit
         const int t = t_tid;
         const long long b = t_block.x + static_cast<long long>(t_grid_dim.x) * (t_block.y + t_grid_dim.y * t_block.z);
         sh[t] = t + 1;
-        if (barrier != 0) barrier_block();
+        if (barrier != 0) barrier_block("__syncthreads", __LINE__);
         out[b * n + t] = sh[(t + 1) % n];
     }, error);
 }

@@ -1,7 +1,7 @@
-// launch_bench.cpp: times one emulated launch of flash_attn_sinks outside the JVM (the numbers in native/README.md
-// and the README's race-checker cost). Build and run:
+// launch_bench.cpp: times one emulated launch of flash_attn_sinks outside the JVM (the checked build against the
+// plain one: pass either library). Build and run:
 //   native/emu/build.sh /tmp/emu && g++ -O2 -o /tmp/launch_bench native/emu/launch_bench.cpp -ldl
-//   /tmp/launch_bench /tmp/emu/libattnproof_cuda_emu.so 10
+//   /tmp/launch_bench /tmp/emu/libattnproof_cuda_emu.so 20; /tmp/launch_bench /tmp/emu/libattnproof_cuda_emu_plain.so 20
 // B 1, Hq 4, Hkv 2, t_q = t_k = 64, D 64: grid (8, 4, 1) of 128 threads (BLOCK_Q 8 x BLOCK_K 16).
 #include <dlfcn.h>
 #include <chrono>

@@ -131,15 +131,19 @@ const std::map<std::string, emu::Launcher> kKernels = {
 
 }  // namespace
 
-extern "C" int attnproof_emu_launch(const char* kernel_name, const long long* dims, int nargs, const int* kinds,
+extern "C" ATTNPROOF_EXPORT int attnproof_emu_launch(const char* kernel_name, const long long* dims, int nargs, const int* kinds,
                                     const long long* values, const long long* lengths, char* err, long long errcap) {
     return emu::run_launch(kKernels, kernel_name, dims, nargs, kinds, values, lengths, err, errcap);
 }
 
 // The race checker's totals for `kernel_name` since the library was loaded: out[0] races, out[1] shared accesses checked,
 // out[2] launches; the first race report goes to `first`. Returns 0, or 1 when the kernel never ran.
-extern "C" int attnproof_emu_races(const char* kernel_name, long long* out, char* first, long long cap) {
+extern "C" ATTNPROOF_EXPORT int attnproof_emu_races(const char* kernel_name, long long* out, char* first, long long cap) {
     return emu::race_stats(kernel_name, out, first, cap);
 }
 
-extern "C" const char* attnproof_emu_lane() { return "metal-emu"; }
+#ifndef ATTNPROOF_LANE_NAME
+#define ATTNPROOF_LANE_NAME "metal-emu"
+#endif
+
+extern "C" ATTNPROOF_EXPORT const char* attnproof_emu_lane() { return ATTNPROOF_LANE_NAME; }

@@ -1,6 +1,6 @@
 package io.attnproof.bench;
 
-import io.attnproof.attention.sinks.FusedSinksKernel;
+import io.attnproof.attention.engine.FusedSinksKernel;
 import io.attnproof.attention.sinks.SinksAttention;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.concurrent.TimeUnit;

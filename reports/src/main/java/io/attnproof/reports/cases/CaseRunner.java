@@ -3,7 +3,7 @@ package io.attnproof.reports.cases;
 import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.dsv4.Dsv4Attention;
 import io.attnproof.attention.sinks.SinksAttention;
-import io.attnproof.attention.sinks.SinksDispatch;
+import io.attnproof.attention.dispatch.SinksDispatch;
 import io.attnproof.attention.tensor.Tensor;
 
 /**

@@ -1,5 +1,8 @@
 package io.attnproof.attention.backend;
 
+import io.attnproof.attention.dispatch.DispatchTrace;
+import io.attnproof.attention.dispatch.SinksKernel;
+import io.attnproof.attention.engine.UnionStage;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.List;
@@ -60,6 +63,20 @@ public sealed interface Backend permits Cpu, NativeBackend {
      * times V; returns {@code [B,H,tq,D]} row-major.
      */
     float[] attendMasked(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink);
+
+    /**
+     * Union attention's last stage on this lane: the stage's rows under its composed mask, softmax with its sink,
+     * times V; returns {@code [B,H,tq,D]} row-major. The Java lane reads the rows in place under the admission rule;
+     * a native lane hands its kernel the dense tensors and the composed additive mask.
+     */
+    float[] attendUnion(UnionStage stage);
+
+    /**
+     * A fused arm of {@code sinks_attn}: runs the fused kernel the dispatch {@code chosen} for this call, or the one
+     * this lane has in its place (a native lane runs its family's one fused kernel for both phases), with no mask,
+     * and records the kernel that ran in {@link DispatchTrace#last()}.
+     */
+    Tensor fusedSinks(SinksKernel chosen, Tensor q, Tensor k, Tensor v, Tensor sinks, int window);
 
     /** Throws {@link LaneUnavailableException} with the probe's reason unless this lane can run here. */
     default void requireAvailable() {

@@ -1,9 +1,12 @@
 package io.attnproof.attention.backend;
 
-import io.attnproof.attention.dsv4.Dsv4Attention;
-import io.attnproof.attention.sinks.FusedSinksKernel;
-import io.attnproof.attention.sinks.SinksAttention;
-import io.attnproof.attention.sinks.SoftmaxWithSinks;
+import io.attnproof.attention.dispatch.DispatchTrace;
+import io.attnproof.attention.dispatch.SinksKernel;
+import io.attnproof.attention.engine.FusedSinksKernel;
+import io.attnproof.attention.engine.SoftmaxWithSinks;
+import io.attnproof.attention.engine.UnfusedSinks;
+import io.attnproof.attention.engine.UnionKernel;
+import io.attnproof.attention.engine.UnionStage;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.Optional;
@@ -49,12 +52,12 @@ public final class Cpu implements Backend {
     @Override
     public Tensor sinksAttnVarlen(Tensor q, Tensor k, Tensor v, Tensor sinks, int[] cuSeqlensQ, int[] cuSeqlensK,
             int window) {
-        return SinksAttention.sinksAttnCpuVarlen(q, k, v, sinks, cuSeqlensQ, cuSeqlensK, window);
+        return UnfusedSinks.sinksAttnCpuVarlen(q, k, v, sinks, cuSeqlensQ, cuSeqlensK, window);
     }
 
     @Override
     public Tensor sinksAttnUnfused(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window) {
-        return SinksAttention.sinksAttnCpu(q, k, v, sinks, mask, window);
+        return UnfusedSinks.sinksAttnCpu(q, k, v, sinks, mask, window);
     }
 
     @Override
@@ -64,7 +67,21 @@ public final class Cpu implements Backend {
 
     @Override
     public float[] attendMasked(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
-        return Dsv4Attention.repeatKvKernel(q, keys, values, mask, sink);
+        return UnionKernel.repeatKv(q, keys, values, mask, sink);
+    }
+
+    @Override
+    public float[] attendUnion(UnionStage stage) {
+        return UnionKernel.attend(stage);
+    }
+
+    /** The Java lane has every fused kernel the dispatch names, the Metal decode kernel included. */
+    @Override
+    public Tensor fusedSinks(SinksKernel chosen, Tensor q, Tensor k, Tensor v, Tensor sinks, int window) {
+        DispatchTrace.last().sinksKernel = chosen.kernelName();
+        return chosen == SinksKernel.METAL_DECODE
+                ? FusedSinksKernel.flashAttnSinksMetalDecode(q, k, v, sinks, null, window)
+                : flashAttnSinks(q, k, v, sinks, null, window);
     }
 
     @Override

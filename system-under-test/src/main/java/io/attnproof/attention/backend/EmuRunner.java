@@ -21,7 +21,7 @@ import java.util.Map;
  * Runs launches on an emulated lane: the kernel source built as a host shared library
  * ({@code native/emu/build.sh}), whose one entry point {@code attnproof_emu_launch} checks the argument list against
  * the kernel's signature, wraps every buffer in a bounds-checked pointer of the length given here, and runs the grid
- * block by block with a block's threads as host threads. Called through the Foreign Function &amp; Memory API.
+ * block by block with a block's threads as fibers. Called through the Foreign Function &amp; Memory API.
  */
 @SuppressWarnings("restricted") // FFM: loading the emulation library and binding its entry point
 final class EmuRunner implements KernelRunner {
@@ -229,7 +229,7 @@ final class EmuRunner implements KernelRunner {
         }
     }
 
-    /** The names of attnproof_emu_launch's result codes (native/emu/emu_core.h, LaunchResult). */
+    /** The names of attnproof_emu_launch's result codes (native/emu/emu_state.h, LaunchResult). */
     static String errorName(int rc) {
         return switch (rc) {
             case 10 -> "EMU_UNKNOWN_KERNEL";
@@ -238,6 +238,8 @@ final class EmuRunner implements KernelRunner {
             case 13 -> "EMU_HOST_EXCEPTION";
             case 14 -> "EMU_INVALID_LAUNCH_CONFIG";
             case 15 -> "EMU_SHARED_MEMORY_RACE";
+            case 16 -> "EMU_DEADLOCK";
+            case 17 -> "EMU_WARP_MISUSE";
             default -> "EMU_ERROR_" + rc;
         };
     }

@@ -1,7 +1,6 @@
 package io.attnproof.attention.backend;
 
 import io.attnproof.attention.tensor.Device;
-import io.attnproof.attention.tensor.Tensor;
 import java.util.Optional;
 import java.util.function.Supplier;
 

@@ -2,7 +2,10 @@ package io.attnproof.attention.dsv4;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.backend.Backend;
-import io.attnproof.attention.backend.Cpu;
+import io.attnproof.attention.engine.SoftmaxWithSinks;
+import io.attnproof.attention.engine.UnionKernel;
+import io.attnproof.attention.engine.UnionRows;
+import io.attnproof.attention.engine.UnionStage;
 import io.attnproof.attention.mask.CallerMasks;
 import io.attnproof.attention.mask.GraphDecodeMask;
 import io.attnproof.attention.mask.RaggedRows;
@@ -10,7 +13,6 @@ import io.attnproof.attention.mask.RaggedUnionMask;
 import io.attnproof.attention.mask.UnionMask;
 import io.attnproof.attention.mask.UnionMaskKey;
 import io.attnproof.attention.mask.UnionMaskMemo;
-import io.attnproof.attention.sinks.SoftmaxWithSinks;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.Arrays;
 import java.util.OptionalInt;
@@ -111,34 +113,11 @@ public final class Dsv4Attention {
             values = VkDedup.site(vAliasesK, keys, () -> UnionRows.of(rawValues, blocks));
         }
         Local local = localMask(g, tq, q, config);
-        Admission admitted;
-        if (local.rule() != null && (mask == null || mask.numel() == 1)) {
-            // A uniform batch with no caller mask: the kernel reads the admitted columns from the rule of the
-            // memoised mask's key; the dense mask the memo holds is only read when a caller mask is composed onto it.
-            admitted = Admission.rule(local.rule());
-        } else {
-            Tensor full = CallerMasks.compose(local.dense(), mask,
-                    new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
-            admitted = Admission.dense(full, batch, heads, tq, g.nKeys());
-        }
-        float[] out;
-        if (backend instanceof Cpu) {
-            out = path == Path.ABSORBED_MQA
-                    ? UnionKernel.absorbedMqa(q, keys, values, admitted, sink)
-                    : UnionKernel.repeatKv(q, keys, values, admitted, sink);
-        } else {
-            // The native lanes take dense tensors: the narrowed (and concatenated) K and V and the composed mask.
-            Tensor keysT = k.narrow(2, from, g.keep());
-            Tensor valuesT = vAliasesK ? keysT : v.narrow(2, from, g.keep());
-            if (tc > 0) {
-                keysT = Tensor.cat(2, keysT, compressed);
-                valuesT = vAliasesK ? keysT : Tensor.cat(2, valuesT, compressed);
-            }
-            Tensor full = CallerMasks.compose(local.dense(), mask,
-                    new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc));
-            out = backend.attendMasked(on(q, backend), on(keysT, backend), on(valuesT, backend), on(full, backend),
-                    sink);
-        }
+        UnionStage stage = new UnionStage(q, k, v, tc > 0 ? compressed : null, from, g.keep(), vAliasesK, keys, values,
+                local.rule(), local.dense(), mask,
+                new CallerMasks.Span(batch, heads, tq, g.tkFull(), g.base(), g.keep(), tc),
+                path == Path.ABSORBED_MQA, sink);
+        float[] out = backend.attendUnion(stage);
         return Tensor.wrap(out, q.dtype(), q.device(), batch, heads, tq, headDim);
     }
 
@@ -174,12 +153,6 @@ public final class Dsv4Attention {
      */
     public static float[] repeatKvKernel(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
         return UnionKernel.repeatKv(q, keys, values, mask, sink);
-    }
-
-    /** {@code t}'s values labelled with {@code backend}'s device (a native lane refuses tensors of another family). */
-    private static Tensor on(Tensor t, Backend backend) {
-        return t.device().kind() == backend.device().kind() ? t
-                : Tensor.of(t.toFloatArray(), t.dtype(), backend.device(), t.shape());
     }
 
     private static void checkQkv(Tensor q, Tensor k, Tensor v) {

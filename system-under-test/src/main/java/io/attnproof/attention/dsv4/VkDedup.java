@@ -1,5 +1,6 @@
 package io.attnproof.attention.dsv4;
 
+import io.attnproof.attention.engine.UnionRows;
 import io.attnproof.attention.tensor.Tensor;
 import java.util.function.Supplier;
 

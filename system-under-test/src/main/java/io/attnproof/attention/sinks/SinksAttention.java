@@ -2,12 +2,13 @@ package io.attnproof.attention.sinks;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.backend.Backend;
-import io.attnproof.attention.backend.Cpu;
 import io.attnproof.attention.dispatch.DispatchTrace;
-import io.attnproof.attention.mask.VarlenCausalMask;
+import io.attnproof.attention.dispatch.SinksArm;
+import io.attnproof.attention.dispatch.SinksDispatch;
+import io.attnproof.attention.engine.SinksCall;
+import io.attnproof.attention.engine.UnfusedSinks;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -68,15 +69,7 @@ public final class SinksAttention {
      */
     private static Tensor fused(Backend backend, SinksArm arm, SinksCall call, Tensor q, Tensor k, Tensor v,
             Tensor sinks, int window) {
-        SinksKernel kernel = SinksDispatch.kernelFor(arm, call.tq(), call.headDim());
-        if (kernel == SinksKernel.METAL_DECODE && backend instanceof Cpu) {
-            DispatchTrace.last().sinksKernel = kernel.kernelName();
-            return FusedSinksKernel.flashAttnSinksMetalDecode(q, k, v, sinks, null, window);
-        }
-        Tensor out = backend.flashAttnSinks(q, k, v, sinks, null, window);
-        DispatchTrace.last().sinksKernel = arm == SinksArm.CUDA_FUSED ? SinksKernel.CUDA_FLASH.kernelName()
-                : SinksKernel.METAL_PREFILL.kernelName();
-        return out;
+        return backend.fusedSinks(SinksDispatch.kernelFor(arm, call.tq(), call.headDim()), q, k, v, sinks, window);
     }
 
     /** The arm {@code sinks_attn} picks for these tensors. */
@@ -86,71 +79,15 @@ public final class SinksAttention {
         return SinksDispatch.choose(q.device().kind(), q.dim(0), q.dim(3), mask != null, flash512);
     }
 
-    /**
-     * {@code sinks_attn_cpu}, the unfused path on any device: scores, plus the fused kernels' causal/window rule
-     * built as an additive mask, plus the caller's mask (-inf wins: a mask only ever removes keys or adds biases),
-     * then softmax with sinks and PV. A caller mask that already encodes causality and the window (GPT-OSS's) adds
-     * nothing the rule has not removed.
-     */
+    /** {@code sinks_attn_cpu}: {@link UnfusedSinks#sinksAttnCpu}. */
     public static Tensor sinksAttnCpu(Tensor q, Tensor k, Tensor v, Tensor sinks, Tensor mask, int window) {
-        SinksCall call = SinksCall.of(q, k, v, sinks, window);
-        Tensor caller = call.mask4(mask, q);
-        float[] out = UnfusedSinks.attend(call, q.view(), k.view(), v.view(), window, caller);
-        return Tensor.wrap(out, q.dtype(), q.device(), call.batch(), call.queryHeads(), call.tq(), call.headDim());
+        return UnfusedSinks.sinksAttnCpu(q, k, v, sinks, mask, window);
     }
 
-    /**
-     * {@code sinks_attn_cpu_varlen}: packed {@code q[totalQ, Hq, D]}, {@code k, v[totalK, Hkv, D]}; sequence i owns
-     * query rows {@code [cuSeqlensQ[i], cuSeqlensQ[i+1])} and keys {@code [cuSeqlensK[i], cuSeqlensK[i+1])} and sees
-     * them through {@code varlen_causal_mask(q_len, kv_len, window)} from the single-slot memo. Returns
-     * {@code [sequences, Hq, max_q, D]}, rows past a sequence's q_len zero.
-     */
+    /** {@code sinks_attn_cpu_varlen}: {@link UnfusedSinks#sinksAttnCpuVarlen}. */
     public static Tensor sinksAttnCpuVarlen(Tensor q, Tensor k, Tensor v, Tensor sinks, int[] cuSeqlensQ,
             int[] cuSeqlensK, int window) {
-        Require.present("q", q);
-        Require.present("k", k);
-        Require.present("v", v);
-        Require.that(q.rank() == 3, "q.rank", q.rank(), "be 3 [total_q, Hq, D] (packed rows)");
-        Require.that(k.rank() == 3, "k.rank", k.rank(), "be 3 [total_k, Hkv, D] (packed rows)");
-        int hq = q.dim(1);
-        int d = q.dim(2);
-        int hkv = k.dim(1);
-        Require.that(hq >= 1, "q.shape[1] (query heads)", hq, "be >= 1");
-        Require.that(d >= 1, "q.shape[2] (head dim)", d, "be >= 1");
-        Require.that(k.dim(2) == d, "k.shape", k.shape(), "be [total_k, Hkv, " + d + "] (q's head dim)");
-        Require.that(hkv >= 1 && hq % hkv == 0, "k.shape[1] (KV heads)", hkv,
-                "divide the query heads " + hq + " (GQA: Hq a multiple of Hkv)");
-        Require.that(Arrays.equals(v.shape(), k.shape()), "v.shape", v.shape(),
-                "equal k.shape " + Arrays.toString(k.shape()));
-        for (Tensor t : new Tensor[] {k, v}) {
-            Require.that(t.dtype() == q.dtype() && t.device().equals(q.device()), "k/v", t,
-                    "share q's dtype " + q.dtype() + " and device " + q.device());
-        }
-        Require.nonNegative("window", window);
-        float[] sink = SinksCall.sinkValues(sinks, q);
-        CuSeqlens cu = CuSeqlens.of(cuSeqlensQ, cuSeqlensK, q.dim(0), k.dim(0));
-        int maxQ = cu.maxQ();
-        float[] qa = q.toFloatArray();
-        float[] ka = k.toFloatArray();
-        float[] va = v.toFloatArray();
-        float[] out = new float[cu.sequences() * hq * maxQ * d];
-        VarlenCausalMask.Memo memo = VarlenCausalMask.Memo.current();
-        for (int i = 0; i < cu.sequences(); i++) {
-            int qLen = cu.qLen(i);
-            int kvLen = cu.kvLen(i);
-            if (qLen == 0) {
-                continue;
-            }
-            // The sequence's rule is the memo's mask, as consumed: the only rule this row sees.
-            Tensor rule = memo.get(qLen, kvLen, window);
-            SinksCall row = new SinksCall(1, hq, hkv, qLen, kvLen, d, sink);
-            float[] o = UnfusedSinks.attend(row, unpack(qa, cu.q()[i], qLen, hq, d), unpack(ka, cu.k()[i], kvLen, hkv, d),
-                    unpack(va, cu.k()[i], kvLen, hkv, d), -1, rule.reshape(1, 1, qLen, kvLen));
-            for (int h = 0; h < hq; h++) {
-                System.arraycopy(o, h * qLen * d, out, ((i * hq + h) * maxQ) * d, qLen * d);
-            }
-        }
-        return Tensor.of(out, q.dtype(), q.device(), cu.sequences(), hq, maxQ, d);
+        return UnfusedSinks.sinksAttnCpuVarlen(q, k, v, sinks, cuSeqlensQ, cuSeqlensK, window);
     }
 
     /** A dense batch through the varlen path: every row packed with the same q_len and kv_len. */
@@ -181,17 +118,6 @@ public final class SinksAttention {
             }
         }
         return Tensor.of(dst, x.dtype(), x.device(), b * t, h, d);
-    }
-
-    /** Packed rows {@code [start, start+len)} of {@code [total, H, D]} as {@code [1, H, len, D]}. */
-    private static java.lang.foreign.MemorySegment unpack(float[] packed, int start, int len, int h, int d) {
-        float[] out = new float[h * len * d];
-        for (int t = 0; t < len; t++) {
-            for (int hi = 0; hi < h; hi++) {
-                System.arraycopy(packed, ((start + t) * h + hi) * d, out, (hi * len + t) * d, d);
-            }
-        }
-        return java.lang.foreign.MemorySegment.ofArray(out);
     }
 
     /** Warns, once per process, that a caller mask moved a GPU call off its fused kernel onto the unfused path. */

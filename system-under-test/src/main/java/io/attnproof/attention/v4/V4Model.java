@@ -2,7 +2,6 @@ package io.attnproof.attention.v4;
 
 import io.attnproof.attention.Require;
 import io.attnproof.attention.compressor.CompressorState;
-import io.attnproof.attention.dsv4.Dsv4Attention;
 import io.attnproof.attention.dsv4.Dsv4Config;
 import io.attnproof.attention.kvcache.Aligned;
 import io.attnproof.attention.kvcache.CacheOps;

@@ -9,9 +9,9 @@ import io.attnproof.attention.dsv4.UnionOracleTest;
 import io.attnproof.attention.ragged.RaggedCohortTest;
 import io.attnproof.attention.sinks.GptOssConfig;
 import io.attnproof.attention.sinks.MaskNeverDroppedTest;
-import io.attnproof.attention.sinks.SinksArm;
+import io.attnproof.attention.dispatch.SinksArm;
 import io.attnproof.attention.sinks.SinksAttention;
-import io.attnproof.attention.sinks.SinksDispatch;
+import io.attnproof.attention.dispatch.SinksDispatch;
 import io.attnproof.attention.sinks.SinksRun;
 import io.attnproof.attention.sinks.VarlenFallbackTest;
 import io.attnproof.attention.tensor.DType;
@@ -609,6 +609,77 @@ abstract class LaneClaims {
             }
         }
         e.checkBitIdentical("masked_calls_dispatched_to_a_fused_arm", fusedWithMask);
+    }
+
+    // ------------------------------------------------------------------------------------------- S1 with GQA
+
+    /**
+     * S1 with grouped-query attention of several KV heads (Hq / Hkv = 16 / 2 and 64 / 8) on every sinks kernel of
+     * the lane: the fused prefill, the unfused path (scores, softmax, P.V), the varlen kernel (one packed sequence)
+     * and the split-K decode (t_q = 1 over 1030 keys: five chunks), each against the fp64 oracle, where query head h
+     * reads KV head h / (Hq / Hkv). A kernel that maps h to KV head h % Hkv, or to KV head 0, is off by far more than
+     * the limit here (the KV heads are independent draws).
+     */
+    @ParameterizedTest(name = "Hq = {0} Hkv = {1}")
+    @MethodSource("gqaShapes")
+    @Claim("S1")
+    void everyKernelMapsQueryHeadsToTheirKvGroup(int hq, int hkv, Evidence ev) {
+        Evidence e = on(ev);
+        long seed = 2900L + hq;
+        e.seed(seed);
+        String label = "[Hq=" + hq + " Hkv=" + hkv + "]";
+        e.degeneracy("several_query_heads_per_kv_head_and_several_kv_heads" + label, hq / hkv > 1 && hkv > 1,
+                hq + "/" + hkv);
+        SinksInputs pre = SinksInputs.generate(seed, 1, hq, hkv, 9, 40, 64, Precision.F32, 2.0);
+        SinksRun fused = SinksRun.of(SinksRun.problem(pre, null, 0), lane().flashAttnSinks(on(pre.q()), on(pre.k()),
+                on(pre.v()), SinksRun.sinks(pre.sinks(), device()), null, 0), Precision.F32);
+        e.check("max_abs_err_fused_vs_oracle" + label, fused.diff().maxAbs(), fused.limit(), fused.diff().worst());
+        SinksRun unfused = SinksRun.of(SinksRun.problem(pre, null, 0), lane().sinksAttnUnfused(on(pre.q()),
+                on(pre.k()), on(pre.v()), SinksRun.sinks(pre.sinks(), device()), null, 0), Precision.F32);
+        e.check("max_abs_err_unfused_vs_oracle" + label, unfused.diff().maxAbs(), unfused.limit(),
+                unfused.diff().worst());
+        // The varlen kernel on one packed sequence: q [t_q, Hq, D], k/v [t_k, Hkv, D]; out [1, Hq, t_q, D].
+        Tensor varlen = lane().sinksAttnVarlen(packed(pre.q()), packed(pre.k()), packed(pre.v()),
+                SinksRun.sinks(pre.sinks(), device()), new int[] {0, 9}, new int[] {0, 40}, 0);
+        SinksRun packedRun = SinksRun.of(SinksRun.problem(pre, null, 0), varlen, Precision.F32);
+        e.check("max_abs_err_varlen_vs_oracle" + label, packedRun.diff().maxAbs(), packedRun.limit(),
+                packedRun.diff().worst());
+        SinksInputs dec = SinksInputs.generate(seed + 1, 1, hq, hkv, 1, 1030, 64, Precision.F32, 2.0);
+        io.attnproof.attention.dispatch.DispatchTrace.last().sinksSplitChunks = 0;
+        Tensor decoded = lane().flashAttnSinks(on(dec.q()), on(dec.k()), on(dec.v()),
+                SinksRun.sinks(dec.sinks(), device()), null, 0);
+        int chunks = io.attnproof.attention.dispatch.DispatchTrace.last().sinksSplitChunks;
+        if (lane().dispatchKind(device()) != Device.Kind.CPU) {
+            e.degeneracy("split_k_chunks" + label, chunks, io.attnproof.fixtures.evidence.Comparison.EQ, 5,
+                    chunks + " chunks");
+        }
+        SinksRun split = SinksRun.of(SinksRun.problem(dec, null, 0), decoded, Precision.F32);
+        e.check("max_abs_err_split_k_decode_vs_oracle" + label, split.diff().maxAbs(), split.limit(),
+                split.diff().worst());
+    }
+
+    static Stream<Arguments> gqaShapes() {
+        return Stream.of(Arguments.of(16, 2), Arguments.of(64, 8));
+    }
+
+    /** {@code [1, H, T, D]} as one packed sequence {@code [T, H, D]} on the lane's device. */
+    Tensor packed(double[][][][] x) {
+        int h = x[0].length;
+        int t = x[0][0].length;
+        int d = x[0][0][0].length;
+        float[] out = new float[t * h * d];
+        for (int j = 0; j < h; j++) {
+            for (int r = 0; r < t; r++) {
+                for (int c = 0; c < d; c++) {
+                    out[(r * h + j) * d + c] = (float) x[0][j][r][c];
+                }
+            }
+        }
+        return Tensor.of(out, DType.F32, device(), t, h, d);
+    }
+
+    Tensor on(double[][][][] x) {
+        return SinksRun.tensor(x, DType.F32, device());
     }
 
     // ---------------------------------------------------------------------------------------------------- S6

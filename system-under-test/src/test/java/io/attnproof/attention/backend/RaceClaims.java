@@ -187,6 +187,11 @@ abstract class RaceClaims {
         }
         EmuRunner.RaceStats end = runner().races("attnproof_race_probe");
         e.controlAtLeast("races_reported_without_the_barrier", end.races() - mid.races(), 1);
+        // Exactly one per thread: thread t's write of sh[t] follows thread t - 1's read of it (write after read),
+        // and thread 0's write precedes thread 63's read of sh[0] (read after write): 64 per block. A checker that
+        // stopped recording reads would report none.
+        e.checkEqual("races_reported_without_the_barrier_vs_one_per_thread", end.races() - mid.races(),
+                (long) threads * blocks);
         String message = x == null ? "" : x.getMessage();
         long missing = 0;
         for (String field : new String[] {"EMU_SHARED_MEMORY_RACE", "kernel attnproof_race_probe", "block (",
@@ -226,9 +231,9 @@ abstract class RaceClaims {
     record LaneClaimsEnvelope(Backend lane) {
         List<Integer> dims() {
             List<Integer> dims = new ArrayList<>(new java.util.TreeSet<>(
-                    io.attnproof.attention.sinks.SinksDispatch.FUSED_HEAD_DIMS));
+                    io.attnproof.attention.dispatch.SinksDispatch.FUSED_HEAD_DIMS));
             if (lane.dispatchKind(lane.device()) != Device.Kind.METAL) {
-                dims.add(io.attnproof.attention.sinks.SinksDispatch.FLASH_512_HEAD_DIM);
+                dims.add(io.attnproof.attention.dispatch.SinksDispatch.FLASH_512_HEAD_DIM);
             }
             return dims;
         }

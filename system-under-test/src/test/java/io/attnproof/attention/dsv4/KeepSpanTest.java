@@ -1,5 +1,7 @@
 package io.attnproof.attention.dsv4;
 
+import io.attnproof.attention.engine.UnionKernel;
+
 import io.attnproof.attention.Tensors;
 import io.attnproof.attention.UnionRun;
 import io.attnproof.attention.mask.UnionMask;

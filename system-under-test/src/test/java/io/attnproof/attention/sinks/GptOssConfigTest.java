@@ -1,5 +1,8 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksArm;
+import io.attnproof.attention.dispatch.SinksDispatch;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

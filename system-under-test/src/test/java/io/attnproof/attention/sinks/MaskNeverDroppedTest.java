@@ -1,5 +1,7 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksArm;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.attnproof.attention.Tensors;

@@ -1,5 +1,7 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.engine.SoftmaxWithSinks;
+
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

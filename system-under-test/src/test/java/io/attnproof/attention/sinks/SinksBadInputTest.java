@@ -1,5 +1,8 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksDispatch;
+import io.attnproof.attention.engine.FusedSinksKernel;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

@@ -1,5 +1,13 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksArm;
+import io.attnproof.attention.dispatch.SinksDispatch;
+import io.attnproof.attention.dispatch.SinksKernel;
+import io.attnproof.attention.engine.CuSeqlens;
+import io.attnproof.attention.engine.FusedSinksKernel;
+import io.attnproof.attention.engine.SinksCall;
+import io.attnproof.attention.engine.SoftmaxWithSinks;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,9 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksArm;
+import io.attnproof.attention.dispatch.SinksDispatch;
+import io.attnproof.attention.engine.FusedSinksKernel;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,7 @@
 package io.attnproof.attention.sinks;
 
+import io.attnproof.attention.dispatch.SinksArm;
+
 import io.attnproof.attention.Tensors;
 import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.backend.Cpu;
