@@ -20,9 +20,8 @@
 //               (re)writes pit/test-scope.tsv from PIT's line coverage (-Dpit.exportLineCoverage=true, which
 //               pit/run-scope.sh sets): per class of the system under test, the test classes whose tests run it.
 //               Classes of other files keep their rows.
-//   untriaged MUTATIONS.xml TRIAGE.csv
-//               lists every SURVIVED or NO_COVERAGE mutation that the triage (class, method, line, mutator,
-//               verdict, reason) does not hold, and every killed-now row whose mutation still survives; exit 1 if any.
+// The triage check (every open mutation triaged, no stale row) and the committed summary are PitTriage's, in the
+// reports module (it reads the triage with Commons CSV): docs/mutants.md.
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,8 +66,6 @@ public class PitShards {
                     files.add(Path.of(args[i]));
                 }
                 scope(files);
-            } else if (args.length == 3 && args[0].equals("untriaged")) {
-                System.exit(untriaged(Path.of(args[1]), Path.of(args[2])) ? 0 : 1);
             } else if (args.length == 3 && args[0].equals("verify")) {
                 System.exit(verify(Path.of(args[1]), Path.of(args[2])) ? 0 : 1);
             } else {
@@ -287,100 +284,6 @@ public class PitShards {
             }
         }
         return String.join(",", out);
-    }
-
-    record Row(String clazz, String method, String line, String mutator, String verdict, String reason) {
-        String key() {
-            return clazz + "|" + method + "|" + line + "|" + mutator;
-        }
-    }
-
-    static final List<String> VERDICTS = List.of("equivalent", "killed-now", "accepted");
-
-    /** pit/triage.csv: a header, then class,method,line,mutator,verdict,reason (RFC 4180 quoting). */
-    static Map<String, Row> triage(Path csv) throws IOException {
-        Map<String, Row> out = new LinkedHashMap<>();
-        if (!Files.isRegularFile(csv)) {
-            return out;
-        }
-        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        for (int i = 1; i < lines.size(); i++) {
-            if (lines.get(i).isBlank()) {
-                continue;
-            }
-            List<String> f = csv(lines.get(i));
-            if (f.size() != 6 || !VERDICTS.contains(f.get(4)) || f.get(5).isBlank()) {
-                throw new IllegalArgumentException(csv + ":" + (i + 1) + ": needs class,method,line,mutator,verdict,"
-                        + "reason with verdict one of " + VERDICTS + " and a reason: " + lines.get(i));
-            }
-            Row r = new Row(f.get(0), f.get(1), f.get(2), f.get(3), f.get(4), f.get(5));
-            out.put(r.key(), r);
-        }
-        return out;
-    }
-
-    static List<String> csv(String line) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (quoted) {
-                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-                    cur.append('"');
-                    i++;
-                } else if (c == '"') {
-                    quoted = false;
-                } else {
-                    cur.append(c);
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                out.add(cur.toString());
-                cur.setLength(0);
-            } else {
-                cur.append(c);
-            }
-        }
-        out.add(cur.toString());
-        return out;
-    }
-
-    static String shortMutator(String mutator) {
-        return mutator.substring(mutator.lastIndexOf('.') + 1);
-    }
-
-    static boolean untriaged(Path xml, Path csv) throws IOException {
-        Map<String, Row> rows = triage(csv);
-        int open = 0;
-        int triaged = 0;
-        Map<String, Integer> byVerdict = new TreeMap<>();
-        for (String mu : mutations(xml)) {
-            Matcher s = STATUS.matcher(mu);
-            String status = s.find() ? s.group(1) : "?";
-            if (!status.equals("SURVIVED") && !status.equals("NO_COVERAGE")) {
-                continue;
-            }
-            String key = tag(mu, "mutatedClass") + "|" + tag(mu, "mutatedMethod") + "|" + tag(mu, "lineNumber") + "|"
-                    + shortMutator(tag(mu, "mutator"));
-            Row r = rows.get(key);
-            String where = tag(mu, "sourceFile") + ":" + tag(mu, "lineNumber") + " " + tag(mu, "mutatedClass") + "."
-                    + tag(mu, "mutatedMethod") + " " + shortMutator(tag(mu, "mutator")) + " (" + status + ") — "
-                    + tag(mu, "description");
-            if (r == null) {
-                open++;
-                System.out.println("pit untriaged: " + where);
-            } else if (r.verdict().equals("killed-now")) {
-                open++;
-                System.out.println("pit untriaged: " + where + ": triaged killed-now, but it still " + status);
-            } else {
-                triaged++;
-                byVerdict.merge(r.verdict(), 1, Integer::sum);
-            }
-        }
-        System.out.println("pit untriaged: " + open + " open, " + triaged + " triaged " + byVerdict + " (" + xml + ")");
-        return open == 0;
     }
 
     static final Path MAIN_SOURCES = Path.of("system-under-test", "src", "main", "java");

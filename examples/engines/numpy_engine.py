@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A reference engine adapter for the attnproof conformance corpus, written from ../shared/spec/SYSTEM.md.
+"""A reference engine adapter for the attnproof conformance corpus, written from docs/system.md.
 
 It reads a corpus (``attnproof corpus export DIR``), runs every case with a plain NumPy implementation of the
 attention it describes, and writes ``OUT/<case id>.npy``, which ``attnproof corpus check DIR --outputs OUT --engine
@@ -36,7 +36,7 @@ def round_to(x, dtype):
 
 
 def softmax_with_sink(logits, valid, sink, bug):
-    """Softmax over the valid keys with the sink in the denominator only (SYSTEM.md 4.7 and 8), float64.
+    """Softmax over the valid keys with the sink in the denominator only (docs/system.md 4.7 and 8), float64.
 
     logits [..., n], valid [..., n] (bool), sink broadcastable to [..., 1]; a row with nothing valid and no sink gives
     zeros. Returns the weights [..., n]."""
@@ -53,7 +53,7 @@ def softmax_with_sink(logits, valid, sink, bug):
 
 
 def union_attention(case, t, bug):
-    """dsv4_attention (SYSTEM.md 4 and 5): one softmax over the narrowed raw window plus the compressed blocks."""
+    """dsv4_attention (docs/system.md 4 and 5): one softmax over the narrowed raw window plus the compressed blocks."""
     cfg = case["config"]
     q = t["q"].astype(np.float64)                       # [B, H, tq, D]
     k = t["k"].astype(np.float64)[:, 0]                 # [B, tk, D]
@@ -107,7 +107,7 @@ def union_attention(case, t, bug):
 
 
 def sinks_attention(case, t, bug):
-    """sinks_attn / sinks_attn_cpu_varlen (SYSTEM.md 8): GQA, bottom-right causality, optional window and mask."""
+    """sinks_attn / sinks_attn_cpu_varlen (docs/system.md 8): GQA, bottom-right causality, optional window and mask."""
     cfg = case["config"]
     window = cfg["window"]
     sinks = t["sinks"].astype(np.float64)

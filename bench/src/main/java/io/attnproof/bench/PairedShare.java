@@ -1,6 +1,6 @@
 package io.attnproof.bench;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,9 +75,9 @@ public final class PairedShare {
             }
         }
         StringBuilder json = new StringBuilder("{\"threads\":" + threads + ",\"rounds\":" + rounds
-                + ",\"window_seconds\":" + Json.number(window) + ",\"fma_gflops\":" + array(fma) + ",\"shapes\":{");
+                + ",\"window_seconds\":" + JsonTrees.number(window) + ",\"fma_gflops\":" + array(fma) + ",\"shapes\":{");
         for (Shape s : shapes) {
-            json.append(s == shapes.getFirst() ? "" : ",").append(Json.quote(s.id())).append(":{\"ms\":")
+            json.append(s == shapes.getFirst() ? "" : ",").append(JsonTrees.quote(s.id())).append(":{\"ms\":")
                     .append(array(ms.get(s.id()))).append(",\"gflops\":").append(array(gflops.get(s.id())))
                     .append(",\"share\":").append(array(share.get(s.id()))).append('}');
         }
@@ -115,6 +115,6 @@ public final class PairedShare {
     }
 
     private static String array(List<Double> xs) {
-        return xs.stream().map(Json::number).collect(Collectors.joining(",", "[", "]"));
+        return xs.stream().map(JsonTrees::number).collect(Collectors.joining(",", "[", "]"));
     }
 }

@@ -7,8 +7,9 @@ import io.attnproof.attention.mask.RaggedUnionMask;
 import io.attnproof.attention.mask.UnionMaskMemo;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.fixtures.evidence.Evidence;
+import io.attnproof.fixtures.evidence.EvidenceLine;
 import io.attnproof.fixtures.evidence.EvidenceSink;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.fixtures.evidence.RunId;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -110,13 +111,10 @@ public final class Report {
                 try (var files = Files.list(dir)) {
                     for (Path f : files.filter(p -> p.toString().endsWith(".jsonl")).toList()) {
                         for (String line : Files.readAllLines(f)) {
-                            int at = line.lastIndexOf("\"run\":\"");
-                            if (at < 0) {
+                            if (line.isBlank()) {
                                 continue;
                             }
-                            int from = at + 7;
-                            int to = line.indexOf('"', from);
-                            String id = to > from ? line.substring(from, to) : null;
+                            String id = EvidenceLine.parse(line, f.toString()).run();
                             if (id != null && (latest == null || id.compareTo(latest) > 0)) {
                                 latest = id;
                             }
@@ -132,7 +130,7 @@ public final class Report {
     void read(Path out) throws IOException {
         Path jmhFile = out.resolve("jmh.json");
         if (Files.isRegularFile(jmhFile)) {
-            for (Object o : (List<Object>) Json.parse(Files.readString(jmhFile))) {
+            for (Object o : (List<Object>) JsonTrees.parse(Files.readString(jmhFile))) {
                 Map<String, Object> m = (Map<String, Object>) o;
                 String name = ((String) m.get("benchmark")).replace("io.attnproof.bench.", "");
                 Map<String, Object> params = (Map<String, Object>) m.get("params");
@@ -147,19 +145,19 @@ public final class Report {
         Path np = out.resolve("numpy.json");
         Path npSkip = out.resolve("numpy-skipped.txt");
         if (Files.isRegularFile(np)) {
-            numpy = Json.parseObject(Files.readString(np));
+            numpy = JsonTrees.parseObject(Files.readString(np));
             Path one = out.resolve("numpy-1thread.json");
-            numpyOne = Files.isRegularFile(one) ? Json.parseObject(Files.readString(one)) : null;
+            numpyOne = Files.isRegularFile(one) ? JsonTrees.parseObject(Files.readString(one)) : null;
         } else {
             numpySkip = Files.isRegularFile(npSkip) ? Files.readString(npSkip).strip() : "no bench/target/numpy.json";
         }
         Path pairedFile = out.resolve("paired.json");
-        paired = Files.isRegularFile(pairedFile) ? Json.parseObject(Files.readString(pairedFile)) : null;
+        paired = Files.isRegularFile(pairedFile) ? JsonTrees.parseObject(Files.readString(pairedFile)) : null;
         Path peers = out.resolve("peers");
         if (Files.isDirectory(peers)) {
             try (var files = Files.list(peers)) {
                 for (Path f : files.filter(p -> p.getFileName().toString().startsWith("torch-")).sorted().toList()) {
-                    Map<String, Object> m = Json.parseObject(Files.readString(f));
+                    Map<String, Object> m = JsonTrees.parseObject(Files.readString(f));
                     torch.put((String) m.get("shape"), m);
                 }
             }
@@ -174,8 +172,8 @@ public final class Report {
             return null;
         }
         Map<String, Object> p = (Map<String, Object>) m.get("primaryMetric");
-        double err = Json.toDouble(p.get("scoreError"));
-        return new double[] {Json.toDouble(p.get("score")), Double.isNaN(err) ? 0 : err};
+        double err = JsonTrees.toDouble(p.get("scoreError"));
+        return new double[] {JsonTrees.toDouble(p.get("score")), Double.isNaN(err) ? 0 : err};
     }
 
     @SuppressWarnings("unchecked")
@@ -186,7 +184,7 @@ public final class Report {
         }
         Map<String, Object> s = (Map<String, Object>) m.get("secondaryMetrics");
         Object v = s == null ? null : s.get(metric);
-        return v == null ? Double.NaN : Json.toDouble(((Map<String, Object>) v).get("score"));
+        return v == null ? Double.NaN : JsonTrees.toDouble(((Map<String, Object>) v).get("score"));
     }
 
     /** NumPy's seconds per call of {@code shape}: the faster of its default-threads and one-thread runs. */
@@ -202,13 +200,13 @@ public final class Report {
             return Double.NaN;
         }
         Map<String, Object> s = (Map<String, Object>) ((Map<String, Object>) run.get("shapes")).get(shape);
-        return s == null ? Double.NaN : Json.toDouble(s.get("seconds"));
+        return s == null ? Double.NaN : JsonTrees.toDouble(s.get("seconds"));
     }
 
     @SuppressWarnings("unchecked")
     double numpyFlops(String shape) {
         Map<String, Object> s = (Map<String, Object>) ((Map<String, Object>) numpy.get("shapes")).get(shape);
-        return s == null ? Double.NaN : Json.toDouble(s.get("flops"));
+        return s == null ? Double.NaN : JsonTrees.toDouble(s.get("flops"));
     }
 
     void render(Path root, String loadBefore, String loadAfter) throws IOException {
@@ -338,7 +336,7 @@ public final class Report {
         Path campaign = root.resolve("mutants/target/mutants/campaign.json");
         double campaignSeconds = Double.NaN;
         if (Files.isRegularFile(campaign)) {
-            campaignSeconds = Json.toDouble(Json.parseObject(Files.readString(campaign)).get("wall_seconds"));
+            campaignSeconds = JsonTrees.toDouble(JsonTrees.parseObject(Files.readString(campaign)).get("wall_seconds"));
         }
         row("mvn -B clean verify: " + (Double.isNaN(verifySeconds) ? "not timed in this run (bench/run --no-verify)"
                 : fmt(verifySeconds) + " s wall") + "; mutant campaign: "
@@ -366,8 +364,8 @@ public final class Report {
         Map<String, Object> peer = torch.get(id);
         if (peer != null) {
             // The peer's agreement with the fp64 oracle, measured before it was timed.
-            check("P2", "max_abs_err_torch_vs_oracle:" + id, Json.toDouble(peer.get("max_abs_err")),
-                    Json.toDouble(peer.get("limit")));
+            check("P2", "max_abs_err_torch_vs_oracle:" + id, JsonTrees.toDouble(peer.get("max_abs_err")),
+                    JsonTrees.toDouble(peer.get("limit")));
         }
         if (fast == null) {
             row("| " + label + " | not measured | | | | | | | | | | |");
@@ -472,8 +470,8 @@ public final class Report {
         }
         List<Double> fma = doubles(paired.get("fma_gflops"));
         StringBuilder text = new StringBuilder("FMA peak over a minute (PairedShare, one JVM: "
-                + (int) Json.toDouble(paired.get("rounds")) + " rounds of "
-                + fmt(Json.toDouble(paired.get("window_seconds"))) + " s windows of the FMA loop on " + (int) Json.toDouble(paired.get("threads")) + " threads between"
+                + (int) JsonTrees.toDouble(paired.get("rounds")) + " rounds of "
+                + fmt(JsonTrees.toDouble(paired.get("window_seconds"))) + " s windows of the FMA loop on " + (int) JsonTrees.toDouble(paired.get("threads")) + " threads between"
                 + " windows of the calls): the FMA loop " + fmt(min(fma)) + "–" + fmt(max(fma)) + " GFLOP/s");
         for (var e : ((Map<String, Object>) paired.get("shapes")).entrySet()) {
             Map<String, Object> shape = (Map<String, Object>) e.getValue();
@@ -510,7 +508,7 @@ public final class Report {
 
     @SuppressWarnings("unchecked")
     private static List<Double> doubles(Object list) {
-        return list == null ? List.of() : ((List<Object>) list).stream().map(Json::toDouble).toList();
+        return list == null ? List.of() : ((List<Object>) list).stream().map(JsonTrees::toDouble).toList();
     }
 
     private static double median(List<Double> xs) {

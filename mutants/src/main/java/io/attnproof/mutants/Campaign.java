@@ -1,5 +1,7 @@
 package io.attnproof.mutants;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -199,18 +201,19 @@ public final class Campaign {
                 weakest = r;
             }
         }
-        JsonOut o = new JsonOut().begin().field("shard", config.shard().toString()).field("mutants", list.size())
-                .field("killed", list.stream().filter(r -> r.status() == MutantResult.Status.KILLED).count())
-                .field("wall_seconds", Math.round(wall * 10) / 10.0).field("threads", config.threads())
-                .field("timeout_seconds", config.timeout().toSeconds());
+        ObjectNode o = JsonTrees.MAPPER.createObjectNode().put("shard", config.shard().toString())
+                .put("mutants", list.size())
+                .put("killed", list.stream().filter(r -> r.status() == MutantResult.Status.KILLED).count())
+                .put("wall_seconds", Math.round(wall * 10) / 10.0).put("threads", config.threads())
+                .put("timeout_seconds", config.timeout().toSeconds());
         if (weakest == null) {
-            o.fieldNull("smallest_margin").fieldNull("smallest_margin_id");
+            o.putNull("smallest_margin").putNull("smallest_margin_id");
         } else {
-            o.field("smallest_margin", weakest.margin()).field("smallest_margin_id", weakest.id());
+            o.put("smallest_margin", weakest.margin()).put("smallest_margin_id", weakest.id());
         }
         String name = config.shard().all() ? "campaign.json"
                 : "campaign-" + config.shard().k() + "-of-" + config.shard().n() + ".json";
-        Files.writeString(config.out().resolve(name), o.end() + "\n", StandardCharsets.UTF_8);
+        Files.writeString(config.out().resolve(name), JsonTrees.write(o) + "\n", StandardCharsets.UTF_8);
     }
 
     /** Applies, compiles and runs one mutant. */

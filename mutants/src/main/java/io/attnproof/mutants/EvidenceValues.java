@@ -1,6 +1,8 @@
 package io.attnproof.mutants;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.evidence.Comparison;
+import io.attnproof.fixtures.evidence.EvidenceLine;
+import io.attnproof.fixtures.evidence.LineKind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,12 +23,12 @@ public final class EvidenceValues {
     private EvidenceValues() {
     }
 
-    /** One evidence line's number, with its comparison ({@code <=}, {@code >=}, {@code >}, {@code ==}; null if none). */
-    public record Reading(double value, double limit, boolean passed, String cmp) {
+    /** One evidence line's number, with its comparison (null for info and skip lines). */
+    public record Reading(double value, double limit, boolean passed, Comparison cmp) {
     }
 
-    /** One evidence line as read back; {@code kind} is check, control, degeneracy, info or skip. */
-    public record Line(String claim, String kind, String metric, String test, Long seed, Reading reading) {
+    /** One evidence line as read back. */
+    public record Line(String claim, LineKind kind, String metric, String test, Long seed, Reading reading) {
         String key() {
             return claim + "\u0000" + metric + "\u0000" + test + "\u0000" + seed;
         }
@@ -36,12 +38,12 @@ public final class EvidenceValues {
      * A failing mutant line with its fix-side twin (null when the normal run wrote no such line) and its margin;
      * {@code kind} is check, control or degeneracy.
      */
-    public record Value(String claim, String kind, String metric, String test, Long seed, Reading fix,
+    public record Value(String claim, LineKind kind, String metric, String test, Long seed, Reading fix,
             Reading mutant, double margin) {
 
         /** Whether this line can be a claim's decisive kill: a check or a control, never a degeneracy. */
         public boolean decisive() {
-            return kind.equals("check") || kind.equals("control");
+            return kind == LineKind.CHECK || kind == LineKind.CONTROL;
         }
     }
 
@@ -53,24 +55,15 @@ public final class EvidenceValues {
         }
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList()) {
-                for (String text : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-                    if (text.isBlank()) {
+                List<String> texts = Files.readAllLines(f, StandardCharsets.UTF_8);
+                for (int i = 0; i < texts.size(); i++) {
+                    if (texts.get(i).isBlank()) {
                         continue;
                     }
-                    Map<String, Object> o = Json.parseObject(text);
-                    Object seed = o.get("seed");
-                    String kind = String.valueOf(o.get("kind"));
+                    EvidenceLine l = EvidenceLine.parse(texts.get(i), f + ":" + (i + 1));
                     // Info and skip lines carry no verdict; a judged line passes only if its numbers do.
-                    boolean judged = !kind.equals("info") && !kind.equals("skip");
-                    double value = number(o.get("value"));
-                    double limit = judged ? number(o.get("limit")) : Double.NaN;
-                    boolean passed = !judged || (Boolean.TRUE.equals(o.get("passed"))
-                            && o.get("cmp") instanceof String cmp
-                            && io.attnproof.fixtures.evidence.Comparison.ofSymbol(cmp).holds(value, limit));
-                    out.add(new Line(String.valueOf(o.get("claim")), kind, String.valueOf(o.get("metric")),
-                            String.valueOf(o.get("test")),
-                            seed instanceof Double d ? Long.valueOf(d.longValue()) : null,
-                            new Reading(value, limit, passed, o.get("cmp") instanceof String c ? c : null)));
+                    out.add(new Line(l.claim(), l.kind(), l.metric(), l.test(), l.seed(),
+                            new Reading(l.value(), l.limit(), l.passed(), l.cmp())));
                 }
             }
         } catch (IOException e) {
@@ -111,12 +104,12 @@ public final class EvidenceValues {
         if (Double.isNaN(value) || Double.isNaN(limit)) {
             return Double.POSITIVE_INFINITY;
         }
-        String cmp = r.cmp() == null ? "<=" : r.cmp();
+        Comparison cmp = r.cmp() == null ? Comparison.LE : r.cmp();
         return switch (cmp) {
-            case ">=", ">" -> value <= 0 ? Double.POSITIVE_INFINITY : limit / value;
-            case "==" -> value == 0 || limit == 0 || Math.signum(value) != Math.signum(limit)
+            case GE, GT -> value <= 0 ? Double.POSITIVE_INFINITY : limit / value;
+            case EQ -> value == 0 || limit == 0 || Math.signum(value) != Math.signum(limit)
                     ? Double.POSITIVE_INFINITY : Math.max(value / limit, limit / value);
-            default -> limit <= 0 ? Double.POSITIVE_INFINITY : value / limit;
+            case LE -> limit <= 0 ? Double.POSITIVE_INFINITY : value / limit;
         };
     }
 
@@ -129,24 +122,10 @@ public final class EvidenceValues {
         Value best = null;
         for (Value v : values) {
             if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin()
-                    || (v.margin() == best.margin() && v.kind().equals("check") && !best.kind().equals("check")))) {
+                    || (v.margin() == best.margin() && v.kind() == LineKind.CHECK && best.kind() != LineKind.CHECK))) {
                 best = v;
             }
         }
         return best;
-    }
-
-    private static double number(Object o) {
-        if (o instanceof Double d) {
-            return d;
-        }
-        if (o instanceof String s) {
-            return switch (s) {
-                case "Infinity" -> Double.POSITIVE_INFINITY;
-                case "-Infinity" -> Double.NEGATIVE_INFINITY;
-                default -> Double.NaN;
-            };
-        }
-        return Double.NaN;
     }
 }

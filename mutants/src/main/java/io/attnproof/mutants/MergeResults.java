@@ -1,5 +1,7 @@
 package io.attnproof.mutants;
 
+import io.attnproof.fixtures.json.JsonTrees;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -203,40 +205,23 @@ public final class MergeResults {
         return out;
     }
 
-    /** Re-serialises a parsed JSON value. */
+    /** Re-serialises a parsed JSON value; an integral number prints without a fraction, so 3 and 3.0 compare equal. */
     static String toJson(Object value) {
-        StringBuilder out = new StringBuilder();
-        write(out, value);
-        return out.toString();
+        return JsonTrees.write(integral(value));
     }
 
-    private static void write(StringBuilder out, Object value) {
-        switch (value) {
-            case null -> out.append("null");
+    private static Object integral(Object value) {
+        return switch (value) {
             case Map<?, ?> m -> {
-                out.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> e : m.entrySet()) {
-                    out.append(first ? "" : ",").append(io.attnproof.fixtures.evidence.Json.quote(
-                            String.valueOf(e.getKey()))).append(':');
-                    write(out, e.getValue());
-                    first = false;
-                }
-                out.append('}');
+                Map<Object, Object> out = new java.util.LinkedHashMap<>();
+                m.forEach((k, v) -> out.put(k, integral(v)));
+                yield out;
             }
-            case List<?> l -> {
-                out.append('[');
-                for (int i = 0; i < l.size(); i++) {
-                    out.append(i == 0 ? "" : ",");
-                    write(out, l.get(i));
-                }
-                out.append(']');
-            }
-            case Double d -> out.append(d == Math.rint(d) && Math.abs(d) < 1e15 && !d.equals(-0.0)
-                    ? Long.toString(d.longValue()) : io.attnproof.fixtures.evidence.Json.number(d));
-            case Boolean b -> out.append(b);
-            default -> out.append(io.attnproof.fixtures.evidence.Json.quote(String.valueOf(value)));
-        }
+            case List<?> l -> l.stream().map(MergeResults::integral).toList();
+            case Double d when d == Math.rint(d) && Math.abs(d) < 1e15 && !d.equals(-0.0) -> d.longValue();
+            case null -> null;
+            default -> value;
+        };
     }
 
     public static void main(String[] args) throws IOException {

@@ -1,5 +1,8 @@
 package io.attnproof.mutants;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.util.List;
 
 /**
@@ -38,55 +41,53 @@ public record MutantResult(String id, List<String> claims, String breaks, String
 
     /** The JSON object of this result, as {@code results.json} holds it. */
     public String toJson() {
-        JsonOut o = new JsonOut();
-        o.begin().field("id", id).field("claims", claims).field("breaks", breaks).field("origin", origin);
+        ObjectNode o = JsonTrees.MAPPER.createObjectNode();
+        o.put("id", id);
+        ArrayNode claimList = o.putArray("claims");
+        claims.forEach(claimList::add);
+        o.put("breaks", breaks).put("origin", origin);
         if (interleaving != null) {
-            o.field("interleaving", interleaving);
+            o.put("interleaving", interleaving);
         }
-        o.field("patch", patch).field("status", status.json()).field("detail", detail);
-        o.key("killers").beginArray();
+        o.put("patch", patch).put("status", status.json()).put("detail", detail);
+        ArrayNode killerList = o.putArray("killers");
         for (ClaimTests.Killer k : killers) {
-            o.item().begin().field("test", k.test()).field("message", k.message()).end();
+            killerList.addObject().put("test", k.test()).put("message", k.message());
         }
-        o.endArray();
-        o.key("values").beginArray();
+        ArrayNode valueList = o.putArray("values");
         for (EvidenceValues.Value v : values) {
-            o.item().begin().field("claim", v.claim()).field("kind", v.kind()).field("metric", v.metric())
-                    .field("test", v.test());
+            ObjectNode line = valueList.addObject().put("claim", v.claim()).put("kind", v.kind().key())
+                    .put("metric", v.metric()).put("test", v.test());
             if (v.seed() != null) {
-                o.field("seed", v.seed().longValue());
+                line.put("seed", v.seed().longValue());
             }
-            reading(o, "fix", v.fix());
-            reading(o, "mutant", v.mutant());
-            o.field("margin", v.margin()).end();
+            reading(line, "fix", v.fix());
+            reading(line, "mutant", v.mutant());
+            line.put("margin", v.margin());
         }
-        o.endArray();
         if (decisive == null) {
-            o.fieldNull("decisive");
+            o.putNull("decisive");
         } else {
-            o.key("decisive").begin().field("claim", decisive.claim()).field("kind", decisive.kind())
-                    .field("metric", decisive.metric()).field("test", decisive.test())
-                    .field("margin", decisive.margin()).end();
+            o.putObject("decisive").put("claim", decisive.claim()).put("kind", decisive.kind().key())
+                    .put("metric", decisive.metric()).put("test", decisive.test()).put("margin", decisive.margin());
         }
         if (Double.isNaN(margin)) {
-            o.fieldNull("margin");
+            o.putNull("margin");
         } else {
-            o.field("margin", margin);
+            o.put("margin", margin);
         }
-        o.field("tests_run", testsRun).field("tests_failed", testsFailed)
-                .field("seconds", Math.round(seconds * 100) / 100.0).end();
-        return o.toString();
+        o.put("tests_run", testsRun).put("tests_failed", testsFailed).put("seconds", Math.round(seconds * 100) / 100.0);
+        return JsonTrees.write(o);
     }
 
-    private static void reading(JsonOut o, String name, EvidenceValues.Reading r) {
+    private static void reading(ObjectNode o, String name, EvidenceValues.Reading r) {
         if (r == null) {
-            o.fieldNull(name);
+            o.putNull(name);
             return;
         }
-        o.key(name).begin().field("value", r.value()).field("limit", r.limit()).field("passed", r.passed());
+        ObjectNode reading = o.putObject(name).put("value", r.value()).put("limit", r.limit()).put("passed", r.passed());
         if (r.cmp() != null) {
-            o.field("cmp", r.cmp());
+            reading.put("cmp", r.cmp().symbol());
         }
-        o.end();
     }
 }

@@ -1,6 +1,6 @@
 package io.attnproof.mutants;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +28,7 @@ public final class ResultsFiles {
     /** Reads a results file back as JSON objects. */
     @SuppressWarnings("unchecked")
     public static List<Map<String, Object>> readJson(Path file) throws IOException {
-        Object parsed = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+        Object parsed = JsonTrees.parse(Files.readString(file, StandardCharsets.UTF_8));
         if (!(parsed instanceof List<?> list)) {
             throw new IOException(file + ": must hold a JSON array of mutant results");
         }
@@ -132,7 +132,7 @@ public final class ResultsFiles {
     }
 
     private static String number(Object o) {
-        double d = Json.toDouble(o);
+        double d = JsonTrees.toDouble(o);
         if (Double.isNaN(d) || Double.isInfinite(d)) {
             return String.valueOf(d);
         }
@@ -144,7 +144,7 @@ public final class ResultsFiles {
 
     static double margin(Map<String, Object> r) {
         Object m = r.get("margin");
-        return m == null ? Double.NaN : Json.toDouble(m);
+        return m == null ? Double.NaN : JsonTrees.toDouble(m);
     }
 
     /** {@code 3.2×}, {@code ∞} or {@code —} (no failing evidence line). */

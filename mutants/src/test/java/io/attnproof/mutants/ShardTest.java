@@ -1,5 +1,8 @@
 package io.attnproof.mutants;
 
+import io.attnproof.fixtures.evidence.Comparison;
+import io.attnproof.fixtures.evidence.LineKind;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,8 +64,8 @@ class ShardTest {
     }
 
     private static EvidenceValues.Value value() {
-        return new EvidenceValues.Value("R1", "check", "max_abs_err", "T#m", 7L,
-                new EvidenceValues.Reading(1e-6, 1e-4, true, "<="), new EvidenceValues.Reading(0.5, 1e-4, false, "<="),
+        return new EvidenceValues.Value("R1", LineKind.CHECK, "max_abs_err", "T#m", 7L,
+                new EvidenceValues.Reading(1e-6, 1e-4, true, Comparison.LE), new EvidenceValues.Reading(0.5, 1e-4, false, Comparison.LE),
                 5000);
     }
 
@@ -174,8 +177,8 @@ class ShardTest {
     }
 
     private static MutantResult race(ClaimTests.Killer killer, double count, String metric) {
-        EvidenceValues.Value v = new EvidenceValues.Value("B7", "check", metric, killer.test(), 7L,
-                new EvidenceValues.Reading(0, 0, true, "=="), new EvidenceValues.Reading(count, 0, false, "=="),
+        EvidenceValues.Value v = new EvidenceValues.Value("B7", LineKind.CHECK, metric, killer.test(), 7L,
+                new EvidenceValues.Reading(0, 0, true, Comparison.EQ), new EvidenceValues.Reading(count, 0, false, Comparison.EQ),
                 Double.POSITIVE_INFINITY);
         return new MutantResult("01-race", List.of("B7"), "b", "o", "threads overlap", "mutants/catalog/01-race.patch",
                 MutantResult.Status.KILLED, null, List.of(killer), List.of(v), v, Double.POSITIVE_INFINITY, 1, 1, 0.5);

@@ -1,6 +1,6 @@
 package io.attnproof.oracles;
 
-/** The two visibility rules of union attention, written straight from SYSTEM.md §4.3 and §4.4. */
+/** The two visibility rules of union attention, written straight from docs/system.md §4.3 and §4.4. */
 public final class AdmitRules {
     private AdmitRules() {}
 

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The V4 key compressor (SYSTEM.md §3) as naive fp64 loops over blocks and channels: the ground truth for claim K2.
+ * The V4 key compressor (docs/system.md §3) as naive fp64 loops over blocks and channels: the ground truth for claim K2.
  *
  * <p>Ratio R in {4, 128}, head dim D even. Token t brings a value {@code kv[t]} and a gate {@code score[t]}, both
  * of width D (R = 128) or 2D (R = 4). Prefill of T tokens gives floor(T/R) blocks; block b is, per channel d in

@@ -1,7 +1,7 @@
 package io.attnproof.oracles;
 
 /**
- * Which same-precision naive reference a tolerance is built from (CLAIMS.md "Tolerance rule"): both round the inputs
+ * Which same-precision naive reference a tolerance is built from (docs/claims.md "Tolerance rule"): both round the inputs
  * and the output to the dtype and accumulate matmuls in f32 for 16-bit dtypes; they differ in the intermediates.
  */
 public enum NaiveTier {

@@ -2,7 +2,7 @@ package io.attnproof.oracles;
 
 import org.apache.commons.math3.util.MathArrays;
 
-/** GPT-OSS-style sinks attention (SYSTEM.md §8) as naive loops: GQA head mapping, bottom-right-aligned causality
+/** GPT-OSS-style sinks attention (docs/system.md §8) as naive loops: GQA head mapping, bottom-right-aligned causality
     and window, optional additive mask, the sink in the denominator only. The fp64 ground truth. */
 public final class SinksAttentionOracle {
     private SinksAttentionOracle() {}

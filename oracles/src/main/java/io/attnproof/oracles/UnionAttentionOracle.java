@@ -3,7 +3,7 @@ package io.attnproof.oracles;
 import java.util.Arrays;
 import org.apache.commons.math3.util.MathArrays;
 
-/** Union attention (SYSTEM.md §4) as naive loops over absolute positions: the fp64 ground truth. */
+/** Union attention (docs/system.md §4) as naive loops over absolute positions: the fp64 ground truth. */
 public final class UnionAttentionOracle {
     private UnionAttentionOracle() {}
 

@@ -11,7 +11,7 @@ import io.attnproof.oracles.UnionAttentionOracle;
 import io.attnproof.oracles.UnionProblem;
 
 /**
- * The precision-contract tier for F16/BF16 (CLAIMS.md "Tolerance rule"): beside FlashAttention's compatibility bound,
+ * The precision-contract tier for F16/BF16 (docs/claims.md "Tolerance rule"): beside FlashAttention's compatibility bound,
  * the error must stay within 2 x the error of a same-dtype reference that keeps logits and probabilities in f32, plus
  * 2 x the noise floor. A kernel that rounds its scores or probabilities to the dtype passes the first, not this.
  */

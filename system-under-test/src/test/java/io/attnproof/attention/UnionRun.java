@@ -15,7 +15,7 @@ import io.attnproof.oracles.UnionProblem;
 
 /**
  * One union-attention case run three ways on identical inputs: the system under test, the fp64 oracle and the
- * oracle's naive same-precision form; the error limit is CLAIMS.md's tolerance rule.
+ * oracle's naive same-precision form; the error limit is docs/claims.md's tolerance rule.
  */
 public record UnionRun(UnionProblem problem, double[][][][] actual, double[][][][] oracle, Diff diff, double naiveErr,
         double limit) {

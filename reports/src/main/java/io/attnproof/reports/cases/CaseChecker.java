@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * Judges any implementation's output of a case against the fp64 oracle ({@link UnionAttentionOracle#attend}) with
- * CLAIMS.md's tolerance rule: {@code max_abs_err <= 2 x (error of the naive same-precision implementation,
+ * docs/claims.md's tolerance rule: {@code max_abs_err <= 2 x (error of the naive same-precision implementation,
  * attendNaive at the case's dtype) + 2 x noise floor}. Each batch row is its own oracle problem; with
  * {@code rowQ0}, row i is run alone with its dead prefix absent (its keys from cache index
  * {@code lead_i = q0 - rowQ0[i]} on, at positions {@code rowQ0[i] + r}), as the R1 claim does. A caller mask with a

@@ -5,7 +5,7 @@ import io.attnproof.attention.dsv4.UnionGeometry;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Device;
 import io.attnproof.attention.tensor.Tensor;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.reports.npy.Npy;
 import io.attnproof.reports.npy.NpyException;
 import java.io.IOException;
@@ -79,7 +79,7 @@ public final class CaseReader {
         }
         Object parsed;
         try {
-            parsed = Json.parse(text);
+            parsed = JsonTrees.parse(text);
         } catch (IllegalArgumentException e) {
             throw new CaseException(file, null, "malformed JSON: " + e.getMessage());
         }
@@ -211,7 +211,7 @@ public final class CaseReader {
         return new AttnCase(file, qt, kt, vt, st, ct, mt, ratio, window, rawPrefix, rowQ0, dtype);
     }
 
-    /** Caller-mask shapes of SYSTEM.md §4.6: a 1-element placeholder, [tq, n] or [B|1, H|1, tq|1, n]. */
+    /** Caller-mask shapes of docs/system.md §4.6: a 1-element placeholder, [tq, n] or [B|1, H|1, tq|1, n]. */
     private void checkMask(Npy.Array mask, int b, int h, int tq, long tkFull, int tc) {
         int[] ms = mask.shape();
         if (mask.data().length == 1) {
@@ -292,7 +292,7 @@ public final class CaseReader {
         }
         Object value = config.get(key);
         if (!(value instanceof Double dx) || dx != Math.rint(dx) || dx < min || dx > Integer.MAX_VALUE) {
-            throw new CaseException(file, field, (value instanceof String s ? Json.quote(s) : String.valueOf(value))
+            throw new CaseException(file, field, (value instanceof String s ? JsonTrees.quote(s) : String.valueOf(value))
                     + " must be an integer >= " + min);
         }
         return dx.intValue();
@@ -338,7 +338,7 @@ public final class CaseReader {
             return "an array";
         }
         if (value instanceof String s) {
-            return "the string " + Json.quote(s);
+            return "the string " + JsonTrees.quote(s);
         }
         return String.valueOf(value);
     }

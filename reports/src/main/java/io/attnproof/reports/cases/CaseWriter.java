@@ -1,6 +1,6 @@
 package io.attnproof.reports.cases;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.reports.npy.Npy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -64,7 +64,7 @@ public final class CaseWriter {
         Path dir = caseFile.toAbsolutePath().getParent();
         StringBuilder json = new StringBuilder("{\n");
         if (description != null) {
-            json.append("  \"description\": ").append(Json.quote(description)).append(",\n");
+            json.append("  \"description\": ").append(JsonTrees.quote(description)).append(",\n");
         }
         Map<String, Data> ordered = new LinkedHashMap<>();
         for (String field : CaseReader.FIELDS) {
@@ -79,13 +79,13 @@ public final class CaseWriter {
             String name = e.getKey() + ".npy";
             Data d = e.getValue();
             Npy.write(dir.resolve(name), d.dtype(), d.shape(), d.values());
-            json.append("  ").append(Json.quote(e.getKey())).append(": ").append(Json.quote(name)).append(",\n");
+            json.append("  ").append(JsonTrees.quote(e.getKey())).append(": ").append(JsonTrees.quote(name)).append(",\n");
         }
         if (!canary.isEmpty()) {
             json.append("  \"canary\": {");
             boolean first = true;
             for (Map.Entry<String, java.util.List<int[]>> e : canary.entrySet()) {
-                json.append(first ? "" : ", ").append(Json.quote(e.getKey())).append(": [");
+                json.append(first ? "" : ", ").append(JsonTrees.quote(e.getKey())).append(": [");
                 for (int i = 0; i < e.getValue().size(); i++) {
                     json.append(i == 0 ? "" : ", ").append(java.util.Arrays.toString(e.getValue().get(i)));
                 }
@@ -104,7 +104,7 @@ public final class CaseWriter {
             }
             json.append(']');
         }
-        json.append(", \"dtype\": ").append(Json.quote(config.dtype())).append("}\n}\n");
+        json.append(", \"dtype\": ").append(JsonTrees.quote(config.dtype())).append("}\n}\n");
         try {
             Files.createDirectories(dir);
             Files.writeString(caseFile, json, StandardCharsets.UTF_8);

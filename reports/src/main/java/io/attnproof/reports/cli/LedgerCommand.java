@@ -1,6 +1,6 @@
 package io.attnproof.reports.cli;
 
-import io.attnproof.reports.ledger.EvidenceLine;
+import io.attnproof.fixtures.evidence.EvidenceLine;
 import io.attnproof.reports.ledger.Ledger;
 import io.attnproof.reports.ledger.LedgerWriter;
 import java.io.IOException;
@@ -86,7 +86,7 @@ final class LedgerCommand implements Callable<Integer> {
         o.println(ledger.pitNote());
         List<EvidenceLine> failing = ledger.lines().stream().filter(l -> !l.passed()).toList();
         for (EvidenceLine l : failing.stream().limit(20).toList()) {
-            o.println("  FAIL " + l.claim() + " " + l.backend() + " " + l.test() + ": " + l.describe()
+            o.println("  FAIL " + l.claim() + " " + l.backend() + " " + l.test() + ": " + io.attnproof.reports.ledger.Fmt.describe(l)
                     + (l.seed() == null ? "" : " seed " + l.seed()) + (l.worst() == null ? "" : " at " + l.worst()));
         }
         if (failing.size() > 20) {

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The dispatch-boundary shapes of B1 the corpus exercises, as data so the list grows with the system's registry: each
- * edge at -1, 0 and +1. Today: the fused head-dim envelopes of SYSTEM.md §8 (64..256, and 512 behind ARC_FLASH_512),
+ * edge at -1, 0 and +1. Today: the fused head-dim envelopes of docs/system.md §8 (64..256, and 512 behind ARC_FLASH_512),
  * the union kernel's tile of 64 admitted keys (LaneMath.TILE), and the split-K decode switch at kv_len 1024.
  */
 final class Boundaries {

@@ -1,6 +1,6 @@
 package io.attnproof.reports.corpus;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.reports.npy.Npy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,19 +53,19 @@ public record CaseSpec(String id, String claim, String kind, String dtype, long 
     /** Writes the case into {@code dir} ({@code case.json} plus one {@code <field>.npy} per tensor). */
     public void write(Path dir) {
         StringBuilder json = new StringBuilder("{\n");
-        json.append("  \"description\": ").append(Json.quote(description)).append(",\n");
-        json.append("  \"kind\": ").append(Json.quote(kind)).append(",\n");
+        json.append("  \"description\": ").append(JsonTrees.quote(description)).append(",\n");
+        json.append("  \"kind\": ").append(JsonTrees.quote(kind)).append(",\n");
         for (Map.Entry<String, Arr> e : tensors.entrySet()) {
             String name = e.getKey() + ".npy";
             Arr a = e.getValue();
             Npy.write(dir.resolve(name), a.storage(), a.shape(), a.values());
-            json.append("  ").append(Json.quote(e.getKey())).append(": ").append(Json.quote(name)).append(",\n");
+            json.append("  ").append(JsonTrees.quote(e.getKey())).append(": ").append(JsonTrees.quote(name)).append(",\n");
         }
         if (!canary.isEmpty()) {
             json.append("  \"canary\": {");
             boolean first = true;
             for (Map.Entry<String, List<int[]>> e : canary.entrySet()) {
-                json.append(first ? "" : ", ").append(Json.quote(e.getKey())).append(": [");
+                json.append(first ? "" : ", ").append(JsonTrees.quote(e.getKey())).append(": [");
                 for (int i = 0; i < e.getValue().size(); i++) {
                     json.append(i == 0 ? "" : ", ").append(ints(e.getValue().get(i)));
                 }
@@ -77,7 +77,7 @@ public record CaseSpec(String id, String claim, String kind, String dtype, long 
         json.append("  \"config\": {");
         boolean first = true;
         for (Map.Entry<String, Object> e : config.entrySet()) {
-            json.append(first ? "" : ", ").append(Json.quote(e.getKey())).append(": ").append(value(e.getValue()));
+            json.append(first ? "" : ", ").append(JsonTrees.quote(e.getKey())).append(": ").append(value(e.getValue()));
             first = false;
         }
         json.append("}\n}\n");
@@ -91,7 +91,7 @@ public record CaseSpec(String id, String claim, String kind, String dtype, long 
 
     static String value(Object v) {
         return switch (v) {
-            case String s -> Json.quote(s);
+            case String s -> JsonTrees.quote(s);
             case int[] a -> ints(a);
             case long[] a -> {
                 StringBuilder s = new StringBuilder("[");

@@ -201,7 +201,7 @@ public final class CorpusGenerator {
                     m.mask[j] = u < 0.2 ? Float.NEGATIVE_INFINITY : u < 0.6 ? (float) (-rng.nextDouble()) : 0f;
                 }
                 String id = add(m, "U4-" + names[i] + "-" + dt(t), "U4", t, s, "caller mask " + names[i]);
-                oracle("U4", id, "the caller mask composes as SYSTEM.md §4.6 says");
+                oracle("U4", id, "the caller mask composes as docs/system.md §4.6 says");
                 if (i == 0) {
                     String c = add(x.copy(), "U4-no-mask-" + dt(t), "U4", t, s, "control: the caller mask dropped");
                     control("U4", c, id, "the mask dropped must miss the masked oracle");

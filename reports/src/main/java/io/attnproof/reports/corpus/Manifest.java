@@ -1,6 +1,6 @@
 package io.attnproof.reports.corpus;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import io.attnproof.reports.cases.CaseException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,43 +30,43 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
     /** The manifest text: deterministic (no dates, no paths outside the corpus). */
     public String toJson() {
         StringBuilder s = new StringBuilder("{\n");
-        s.append("  \"format\": ").append(Json.quote(FORMAT)).append(",\n");
+        s.append("  \"format\": ").append(JsonTrees.quote(FORMAT)).append(",\n");
         s.append("  \"seed\": ").append(seed).append(",\n");
-        s.append("  \"scale\": ").append(Json.quote(scale)).append(",\n");
-        s.append("  \"outputs\": ").append(Json.quote("<case id>.npy, float16/32/64 of output_shape, row-major")).append(",\n");
-        s.append("  \"tolerance\": ").append(Json.quote("max_abs_err <= 2 x (naive same-precision error) + 2 x noise"
+        s.append("  \"scale\": ").append(JsonTrees.quote(scale)).append(",\n");
+        s.append("  \"outputs\": ").append(JsonTrees.quote("<case id>.npy, float16/32/64 of output_shape, row-major")).append(",\n");
+        s.append("  \"tolerance\": ").append(JsonTrees.quote("max_abs_err <= 2 x (naive same-precision error) + 2 x noise"
                 + " floor; F16/BF16 also <= 2 x (error of a reference keeping logits and probabilities in f32) + 2 x"
                 + " noise floor; NaN/inf positions must match the oracle's")).append(",\n");
         s.append("  \"cases\": [\n");
         for (int i = 0; i < cases.size(); i++) {
             Entry e = cases.get(i);
-            s.append("    {\"id\": ").append(Json.quote(e.id())).append(", \"claim\": ").append(Json.quote(e.claim()))
-                    .append(", \"kind\": ").append(Json.quote(e.kind())).append(", \"dtype\": ")
-                    .append(Json.quote(e.dtype())).append(", \"seed\": ").append(e.seed()).append(", \"case\": ")
-                    .append(Json.quote(e.caseFile())).append(", \"output_shape\": ").append(CaseSpec.ints(e.outputShape()))
-                    .append(", \"description\": ").append(Json.quote(e.description())).append('}')
+            s.append("    {\"id\": ").append(JsonTrees.quote(e.id())).append(", \"claim\": ").append(JsonTrees.quote(e.claim()))
+                    .append(", \"kind\": ").append(JsonTrees.quote(e.kind())).append(", \"dtype\": ")
+                    .append(JsonTrees.quote(e.dtype())).append(", \"seed\": ").append(e.seed()).append(", \"case\": ")
+                    .append(JsonTrees.quote(e.caseFile())).append(", \"output_shape\": ").append(CaseSpec.ints(e.outputShape()))
+                    .append(", \"description\": ").append(JsonTrees.quote(e.description())).append('}')
                     .append(i + 1 < cases.size() ? ",\n" : "\n");
         }
         s.append("  ],\n  \"checks\": [\n");
         for (int i = 0; i < checks.size(); i++) {
             CheckSpec c = checks.get(i);
-            s.append("    {\"id\": ").append(Json.quote(c.id())).append(", \"claim\": ").append(Json.quote(c.claim()))
-                    .append(", \"type\": ").append(Json.quote(c.type())).append(", \"expect\": ")
-                    .append(Json.quote(c.expect())).append(", \"a\": ").append(sel(c.a()));
+            s.append("    {\"id\": ").append(JsonTrees.quote(c.id())).append(", \"claim\": ").append(JsonTrees.quote(c.claim()))
+                    .append(", \"type\": ").append(JsonTrees.quote(c.type())).append(", \"expect\": ")
+                    .append(JsonTrees.quote(c.expect())).append(", \"a\": ").append(sel(c.a()));
             if (c.b() != null) {
                 s.append(", \"b\": ").append(sel(c.b()));
             }
             if (c.against() != null) {
-                s.append(", \"against\": ").append(Json.quote(c.against()));
+                s.append(", \"against\": ").append(JsonTrees.quote(c.against()));
             }
-            s.append(", \"note\": ").append(Json.quote(c.note())).append('}').append(i + 1 < checks.size() ? ",\n" : "\n");
+            s.append(", \"note\": ").append(JsonTrees.quote(c.note())).append('}').append(i + 1 < checks.size() ? ",\n" : "\n");
         }
         s.append("  ]\n}\n");
         return s.toString();
     }
 
     private static String sel(CheckSpec.Sel x) {
-        StringBuilder s = new StringBuilder("{\"case\": ").append(Json.quote(x.caseId()));
+        StringBuilder s = new StringBuilder("{\"case\": ").append(JsonTrees.quote(x.caseId()));
         if (x.b0() >= 0) {
             s.append(", \"b\": [").append(x.b0()).append(", ").append(x.b1()).append(']');
         }
@@ -93,7 +93,7 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
         }
         Map<String, Object> root;
         try {
-            root = Json.parseObject(text);
+            root = JsonTrees.parseObject(text);
         } catch (IllegalArgumentException e) {
             throw new CaseException(file, null, "malformed JSON: " + e.getMessage());
         }

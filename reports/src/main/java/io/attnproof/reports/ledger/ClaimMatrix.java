@@ -9,8 +9,10 @@ import java.util.Set;
 
 /**
  * The ledger's first view: one row per claim (its sentence once), one column per lane and engine (the system's lanes
- * in ledger order, then every other backend by name: corpus engines, cross-lane pairs), each cell the claim's status
- * and margin on that backend, linking to the detail row of the claims × backends table below.
+ * in ledger order, then the engines judged by the corpus by name), each cell the claim's status and margin on that
+ * backend, linking to the detail row of the claims × backends table below. Cross-lane pairs ({@code a-vs-b}, X1's
+ * comparisons) get no column of their own: one "pairs" cell per claim gives their worst status and their number,
+ * linking to the first failing (else the first) pair's detail row.
  */
 public final class ClaimMatrix {
     /** The system's lanes, in ledger order; other backends (engines judged by the corpus, X1 pairs) follow by name. */
@@ -19,10 +21,18 @@ public final class ClaimMatrix {
     private ClaimMatrix() {
     }
 
-    /** The columns: the lanes that have evidence, in {@link #LANES} order, then the other backends by name. */
+    /** Whether {@code backend} names a cross-lane pair ({@code "<a>-vs-<b>"}). */
+    public static boolean isPair(String backend) {
+        return backend.contains("-vs-");
+    }
+
+    /**
+     * The columns: the lanes that have evidence, in {@link #LANES} order, then the other backends by name; pairs
+     * are summarised in one "pairs" cell instead ({@link #pairs}).
+     */
     public static List<String> columns(List<ClaimRow> rows) {
         Set<String> present = new LinkedHashSet<>();
-        rows.forEach(r -> present.add(r.backend()));
+        rows.stream().filter(r -> !isPair(r.backend())).forEach(r -> present.add(r.backend()));
         List<String> out = new ArrayList<>();
         for (String lane : LANES) {
             if (present.contains(lane)) {
@@ -40,6 +50,30 @@ public final class ClaimMatrix {
             out.computeIfAbsent(r.claim(), k -> new LinkedHashMap<>()).put(r.backend(), r);
         }
         return out;
+    }
+
+    /**
+     * The pair rows of one claim summarised: null when it has none, else the row to link to (the first failing
+     * one, else the first) and the status shown: FAIL/INCONSISTENT if any pair fails, else PASS if any passed,
+     * else SKIP.
+     */
+    static Pairs pairs(Map<String, ClaimRow> byBackend) {
+        List<ClaimRow> pairs = byBackend.values().stream().filter(r -> isPair(r.backend())).toList();
+        if (pairs.isEmpty()) {
+            return null;
+        }
+        ClaimRow failing = pairs.stream().filter(r -> r.status().failing()).findFirst().orElse(null);
+        ClaimRow.Status status = failing != null ? failing.status()
+                : pairs.stream().anyMatch(r -> r.status() == ClaimRow.Status.PASS) ? ClaimRow.Status.PASS
+                : ClaimRow.Status.SKIP;
+        return new Pairs(failing != null ? failing : pairs.getFirst(), status, pairs.size());
+    }
+
+    /** A claim's pair rows in one cell: the row linked, the status shown, how many pairs. */
+    record Pairs(ClaimRow link, ClaimRow.Status status, int count) {
+        String text() {
+            return status + " (" + count + (count == 1 ? " pair)" : " pairs)");
+        }
     }
 
     /** The anchor of the detail row of (claim, backend). */
@@ -61,6 +95,10 @@ public final class ClaimMatrix {
         for (String c : cols) {
             h.append("<th>").append(Fmt.html(c)).append("</th>");
         }
+        boolean anyPairs = l.rows().stream().anyMatch(r -> isPair(r.backend()));
+        if (anyPairs) {
+            h.append("<th>pairs</th>");
+        }
         h.append("</tr></thead>\n<tbody>\n");
         for (var e : cells(l.rows()).entrySet()) {
             h.append("<tr data-claim=\"").append(Fmt.html(e.getKey())).append("\"><td>").append(Fmt.html(e.getKey()))
@@ -79,6 +117,16 @@ public final class ClaimMatrix {
                 }
                 h.append("</a></td>");
             }
+            if (anyPairs) {
+                Pairs p = pairs(e.getValue());
+                if (p == null) {
+                    h.append("<td class=\"none\">—</td>");
+                } else {
+                    h.append("<td class=\"status ").append(p.status()).append("\" data-backend=\"pairs\"><a href=\"#")
+                            .append(anchor(p.link().claim(), p.link().backend())).append("\">").append(Fmt.html(p.text()))
+                            .append("</a></td>");
+                }
+            }
             h.append("</tr>\n");
         }
         h.append("</tbody>\n</table>\n")
@@ -96,10 +144,12 @@ public final class ClaimMatrix {
     /** The matrix as a Markdown table. */
     public static String markdown(Ledger l) {
         List<String> cols = columns(l.rows());
+        boolean anyPairs = l.rows().stream().anyMatch(r -> isPair(r.backend()));
         StringBuilder md = new StringBuilder("## Claims × lanes and engines\n\n| claim | sentence |");
         cols.forEach(c -> md.append(' ').append(Fmt.md(c)).append(" |"));
-        md.append("\n|---|---|");
+        md.append(anyPairs ? " pairs |" : "").append("\n|---|---|");
         cols.forEach(c -> md.append("---|"));
+        md.append(anyPairs ? "---|" : "");
         md.append('\n');
         for (var e : cells(l.rows()).entrySet()) {
             md.append("| ").append(Fmt.md(e.getKey())).append(" | ").append(Fmt.md(ClaimRow.sentence(e.getKey())))
@@ -108,6 +158,10 @@ public final class ClaimMatrix {
                 ClaimRow r = e.getValue().get(c);
                 md.append(' ').append(r == null ? "—" : r.status() + (r.margin().text().isBlank() ? ""
                         : " " + Fmt.md(r.margin().text()))).append(" |");
+            }
+            if (anyPairs) {
+                Pairs p = pairs(e.getValue());
+                md.append(' ').append(p == null ? "—" : Fmt.md(p.text())).append(" |");
             }
             md.append('\n');
         }

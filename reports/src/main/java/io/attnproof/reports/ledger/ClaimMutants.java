@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.fixtures.claim.ClaimId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

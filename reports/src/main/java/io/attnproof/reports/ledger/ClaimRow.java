@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.fixtures.claim.ClaimId;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,20 +11,39 @@ import java.util.TreeMap;
 /**
  * One ledger row: a claim on one backend, its status over all its evidence lines and the line shown for it.
  *
- * @param status PASS (no line failed and one was measured), FAIL (some line failed) or SKIP (every line a skip)
+ * @param status the row's verdict over all its lines ({@link Status})
  * @param worst  the line nearest (or furthest past) its limit: among the failing lines if any, else among the
  *               measured lines, the first with the smallest {@link Margin} in {@link Margin#compareTo} order
  *               (finite factors, then exact checks, then infinite factors, then lines without a margin)
  */
-public record ClaimRow(String claim, String sentence, String backend, String status, int lines, EvidenceLine worst,
+public record ClaimRow(String claim, String sentence, String backend, Status status, int lines, EvidenceLine worst,
         Margin margin) {
+
+    /** A row's verdict over all its evidence lines. */
+    public enum Status {
+        /** No line failed and at least one was measured. */
+        PASS,
+        /** A line's numbers fail. */
+        FAIL,
+        /** Every counted line is a skip. */
+        SKIP,
+        /** A line's recorded verdict contradicts its numbers: counted as a failure. */
+        INCONSISTENT,
+        /** Only informational lines: nothing was checked. */
+        INFO;
+
+        /** Whether a row of this status fails the ledger. */
+        public boolean failing() {
+            return this == FAIL || this == INCONSISTENT;
+        }
+    }
 
     /** The catalog sentence of {@code claim}, or a note when the id is not in the catalog. */
     public static String sentence(String claim) {
         try {
             return ClaimId.of(claim).sentence();
         } catch (IllegalArgumentException e) {
-            return "(not in the catalog of spec/CLAIMS.md)";
+            return "(not in the catalog of docs/claims.md)";
         }
     }
 
@@ -49,18 +70,18 @@ public record ClaimRow(String claim, String sentence, String backend, String sta
      * INCONSISTENT (a line's own verdict contradicts its numbers: a failure), FAIL (a line's numbers fail), SKIP
      * (every line a skip), INFO (only informational lines: nothing was checked), else PASS.
      */
-    static String status(List<EvidenceLine> group) {
+    static Status status(List<EvidenceLine> group) {
         if (group.stream().anyMatch(EvidenceLine::inconsistent)) {
-            return "INCONSISTENT";
+            return Status.INCONSISTENT;
         }
         if (group.stream().anyMatch(l -> !l.passed())) {
-            return "FAIL";
+            return Status.FAIL;
         }
         List<EvidenceLine> counted = group.stream().filter(l -> !l.isInfo()).toList();
         if (counted.isEmpty()) {
-            return "INFO";
+            return Status.INFO;
         }
-        return counted.stream().allMatch(EvidenceLine::isSkip) ? "SKIP" : "PASS";
+        return counted.stream().allMatch(EvidenceLine::isSkip) ? Status.SKIP : Status.PASS;
     }
 
     static EvidenceLine worst(List<EvidenceLine> group) {

@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.fixtures.evidence.Comparison;
 import io.attnproof.fixtures.evidence.LineKind;
 import java.util.ArrayList;

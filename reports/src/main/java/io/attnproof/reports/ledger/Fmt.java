@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import java.util.Locale;
 
 /** Number and text formatting shared by the ledger's HTML, Markdown and terminal output. */
@@ -46,6 +48,19 @@ public final class Fmt {
         }
         double abs = Math.abs(x);
         return String.format(Locale.ROOT, abs >= 1e-2 && abs < 1e4 ? "%.3g" : "%.2e", x);
+    }
+
+    /** "metric value cmp limit", "metric value (info)", or "skipped: reason". */
+    public static String describe(EvidenceLine l) {
+        if (l.isSkip()) {
+            return "skipped: " + l.skipped();
+        }
+        if (!l.kind().judged()) {
+            return l.metric() + " " + num(l.value()) + " (info)";
+        }
+        return l.metric() + " " + num(l.value()) + " " + (l.verdict() ? "" : "not ") + l.cmp().symbol() + " "
+                + num(l.limit()) + (l.inconsistent() ? " (INCONSISTENT: the line says passed = " + l.recordedPassed()
+                + ")" : "");
     }
 
     /** A ratio such as a margin: {@code 3.21×}, {@code 1.2e+04×}, {@code ∞}, {@code NaN}. */

@@ -1,7 +1,9 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -208,15 +210,15 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             }
             String source = file + ":" + (i + 1);
             try {
-                lines.add(EvidenceLine.of(Json.parseObject(text.get(i)), source));
+                lines.add(EvidenceLine.parse(text.get(i), source));
             } catch (IllegalArgumentException e) {
                 problems.add(file + ":" + (i + 1) + ": malformed evidence: " + e.getMessage());
             }
         }
     }
 
-    public long count(String status) {
-        return rows.stream().filter(r -> r.status().equals(status)).count();
+    public long count(ClaimRow.Status status) {
+        return rows.stream().filter(r -> r.status() == status).count();
     }
 
     /**
@@ -228,9 +230,9 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             return "no evidence found under " + (evidenceDirs.isEmpty() ? root + "/*/target/evidence" : evidenceDirs)
                     + (problems.isEmpty() ? "" : " (" + problems.size() + " unreadable)");
         }
-        long fail = count("FAIL") + count("INCONSISTENT");
-        long pass = count("PASS");
-        long skip = count("SKIP");
+        long fail = count(ClaimRow.Status.FAIL) + count(ClaimRow.Status.INCONSISTENT);
+        long pass = count(ClaimRow.Status.PASS);
+        long skip = count(ClaimRow.Status.SKIP);
         StringBuilder s = new StringBuilder().append(rows.size()).append(" claims × backends: ");
         if (fail == 0) {
             s.append("all pass");
@@ -239,8 +241,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
             }
         } else {
             s.append(fail).append(" FAIL (");
-            s.append(String.join(", ", rows.stream().filter(r -> !r.status().equals("PASS") && !r.status().equals("SKIP")
-                            && !r.status().equals("INFO"))
+            s.append(String.join(", ", rows.stream().filter(r -> r.status().failing())
                     .map(r -> r.claim() + " " + r.backend()).toList()));
             s.append("), ").append(pass).append(" PASS, ").append(skip).append(" SKIP");
         }
@@ -262,6 +263,6 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
         if (lines.isEmpty()) {
             return 2;
         }
-        return count("FAIL") > 0 || count("INCONSISTENT") > 0 || !problems.isEmpty() ? 1 : 0;
+        return rows.stream().anyMatch(r -> r.status().failing()) || !problems.isEmpty() ? 1 : 0;
     }
 }

@@ -1,5 +1,8 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+import io.attnproof.fixtures.json.JsonTrees;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +52,7 @@ public final class LedgerWriter {
             Path json = outDir.resolve("ledger.json");
             Files.writeString(html, html(ledger), StandardCharsets.UTF_8);
             Files.writeString(md, markdown(ledger), StandardCharsets.UTF_8);
-            Files.writeString(json, JsonOut.write(json(ledger)), StandardCharsets.UTF_8);
+            Files.writeString(json, JsonTrees.writePretty(json(ledger)), StandardCharsets.UTF_8);
             return new Written(html, md, json, List.copyOf(pictures));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the ledger under " + outDir, e);
@@ -67,9 +70,9 @@ public final class LedgerWriter {
         summary.put("text", l.summaryLine());
         summary.put("lines", l.lines().size());
         summary.put("rows", l.rows().size());
-        summary.put("pass", l.count("PASS"));
-        summary.put("fail", l.count("FAIL"));
-        summary.put("skip", l.count("SKIP"));
+        summary.put("pass", l.count(ClaimRow.Status.PASS));
+        summary.put("fail", l.count(ClaimRow.Status.FAIL));
+        summary.put("skip", l.count(ClaimRow.Status.SKIP));
         summary.put("unreadable", l.problems().size());
         summary.put("mutants", l.mutantsNote());
         summary.put("pit", l.pitNote());
@@ -82,7 +85,7 @@ public final class LedgerWriter {
             row.put("claim", r.claim());
             row.put("sentence", r.sentence());
             row.put("backend", r.backend());
-            row.put("status", r.status());
+            row.put("status", r.status().name());
             row.put("lines", r.lines());
             EvidenceLine w = r.worst();
             row.put("metric", w.metric());
@@ -107,7 +110,7 @@ public final class LedgerWriter {
         List<Object> failing = new ArrayList<>();
         for (EvidenceLine e : l.lines()) {
             if (!e.passed()) {
-                failing.add(e.claim() + " " + e.backend() + " " + e.test() + ": " + e.describe()
+                failing.add(e.claim() + " " + e.backend() + " " + e.test() + ": " + Fmt.describe(e)
                         + (e.seed() == null ? "" : " seed " + e.seed()) + (e.worst() == null ? "" : " at " + e.worst()));
             }
         }
@@ -272,8 +275,8 @@ public final class LedgerWriter {
         for (ClaimRow r : l.rows()) {
             EvidenceLine w = r.worst();
             md.append("| ").append(Fmt.md(r.claim())).append(" | ").append(Fmt.md(r.backend())).append(" | ")
-                    .append(r.status().equals("FAIL") ? "**FAIL**" : r.status()).append(" | ").append(r.lines())
-                    .append(" | ").append(Fmt.md(w.describe())).append(" | ").append(r.margin().text()).append(" | ")
+                    .append(r.status() == ClaimRow.Status.FAIL ? "**FAIL**" : r.status().name()).append(" | ").append(r.lines())
+                    .append(" | ").append(Fmt.md(Fmt.describe(w))).append(" | ").append(r.margin().text()).append(" | ")
                     .append(w.seed() == null ? "" : w.seed()).append(" | ")
                     .append(w.worst() == null ? "" : Fmt.md(w.worst().toString())).append(" | ")
                     .append(Fmt.md(w.test())).append(" | ").append(Fmt.md(r.sentence())).append(" |\n");
@@ -290,7 +293,7 @@ public final class LedgerWriter {
         if (!failing.isEmpty()) {
             md.append("## Failing evidence lines\n\n");
             for (EvidenceLine e : failing) {
-                md.append("- ").append(Fmt.md(e.claim() + " " + e.backend() + " " + e.test() + ": " + e.describe()
+                md.append("- ").append(Fmt.md(e.claim() + " " + e.backend() + " " + e.test() + ": " + Fmt.describe(e)
                         + (e.seed() == null ? "" : " seed " + e.seed()) + (e.worst() == null ? "" : " at " + e.worst())))
                         .append('\n');
             }
@@ -387,7 +390,7 @@ public final class LedgerWriter {
                     .append(Fmt.html(r.claim())).append("</td><td class=\"sentence\">").append(Fmt.html(r.sentence()))
                     .append("</td><td>").append(Fmt.html(r.backend())).append("</td><td class=\"status\">")
                     .append(r.status()).append("</td><td class=\"num\">").append(r.lines()).append("</td><td>")
-                    .append(Fmt.html(w.describe())).append("</td><td class=\"num\">").append(Fmt.html(r.margin().text()))
+                    .append(Fmt.html(Fmt.describe(w))).append("</td><td class=\"num\">").append(Fmt.html(r.margin().text()))
                     .append("</td><td class=\"num\">").append(w.seed() == null ? "" : w.seed()).append("</td><td class=\"worst\">")
                     .append(w.worst() == null ? "" : Fmt.html(w.worst().toString())).append("</td><td><code>")
                     .append(Fmt.html(w.test())).append("</code></td></tr>\n");
@@ -404,7 +407,7 @@ public final class LedgerWriter {
         if (!failing.isEmpty()) {
             h.append("<h3>Failing evidence lines</h3>\n<ul id=\"failing\">\n");
             for (EvidenceLine e : failing) {
-                h.append("<li>").append(Fmt.html(e.claim() + " " + e.backend() + " " + e.test() + ": " + e.describe()
+                h.append("<li>").append(Fmt.html(e.claim() + " " + e.backend() + " " + e.test() + ": " + Fmt.describe(e)
                         + (e.seed() == null ? "" : " seed " + e.seed()) + (e.worst() == null ? "" : " at " + e.worst())
                         + " (" + e.source() + ")")).append("</li>\n");
             }

@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 /**
  * How far an evidence line is from its limit, as a factor: above 1 passes with room, below 1 fails. The rule:
  * <ul>

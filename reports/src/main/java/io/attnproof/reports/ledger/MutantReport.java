@@ -1,6 +1,6 @@
 package io.attnproof.reports.ledger;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -171,7 +171,7 @@ public record MutantReport(Path file, List<Mutant> mutants) {
     public static MutantReport read(Path file, Path root) throws IOException {
         Object parsed;
         try {
-            parsed = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+            parsed = JsonTrees.parse(Files.readString(file, StandardCharsets.UTF_8));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": malformed JSON: " + e.getMessage(), e);
         }
@@ -292,7 +292,7 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         if (o == null) {
             return Double.NaN;
         }
-        return Json.toDouble(o);
+        return JsonTrees.toDouble(o);
     }
 
     private static String string(Map<?, ?> m, String key, boolean required) {

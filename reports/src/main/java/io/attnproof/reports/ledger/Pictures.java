@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import io.attnproof.attention.dsv4.UnionGeometry;
 import io.attnproof.attention.mask.RaggedUnionMask;
 import io.attnproof.attention.mask.UnionMask;

@@ -2,6 +2,7 @@ package io.attnproof.reports.ledger;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import javax.xml.stream.XMLInputFactory;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVPrinter;
+import org.apache.commons.csv.CSVRecord;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
@@ -21,22 +26,29 @@ import javax.xml.stream.XMLStreamReader;
  * PIT's {@code mutations.xml} summarised: mutations, killed (PIT's "detected": KILLED, TIMED_OUT, MEMORY_ERROR,
  * RUN_ERROR), survived, no coverage; mutation score = killed ÷ mutations; test strength = killed ÷ (killed +
  * survived); the surviving mutations (class:line mutator — description); and every open mutation (survived or no
- * coverage) with its verdict from the triage, {@code pit/triage.csv} of the repository whose report it is (class,
- * method, line, mutator, verdict, reason; verdict {@code equivalent}, {@code killed-now} or {@code accepted}). An
- * open mutation without a row, or whose row says {@code killed-now} although it is still open, is untriaged.
+ * coverage) with its verdict from the triage, {@code pit/triage.csv} of the repository whose report it is. A triage
+ * row names its mutation by what does not move with the code: class, method, method descriptor, mutator, PIT's
+ * instruction index within the method and the description (never the line), then gives a verdict
+ * ({@code equivalent}, {@code killed-now} or {@code accepted}) and a reason. An open mutation without a row, or whose
+ * row says {@code killed-now} although it is still open, is untriaged; a row that names no mutation of the report,
+ * or an {@code equivalent} / {@code accepted} row whose mutation is no longer open, is stale.
  */
 public record PitReport(Path file, int mutations, int killed, int survived, int noCoverage, int timedOut,
-        List<String> survivors, List<Open> open, Path triageFile, int staleTriageRows, List<Mutation> all) {
+        List<String> survivors, List<Open> open, Path triageFile, List<Row> staleRows, List<Mutation> all) {
 
     /** Where the triage lies, relative to the repository root. */
     public static final Path TRIAGE = Path.of("pit", "triage.csv");
+
+    /** The columns of the triage, in order (its header line). */
+    public static final List<String> TRIAGE_COLUMNS = List.of("class", "method", "descriptor", "mutator", "index",
+            "description", "verdict", "reason");
 
     /** The verdicts a triage row may give. */
     public static final List<String> VERDICTS = List.of("equivalent", "killed-now", "accepted");
 
     /** One survived or uncovered mutation; {@code verdict} and {@code reason} are null when it is untriaged. */
-    public record Open(String clazz, String method, int line, String mutator, String status, String description,
-            String sourceFile, String verdict, String reason) {
+    public record Open(String clazz, String method, String descriptor, int line, String mutator, String index,
+            String status, String description, String sourceFile, String verdict, String reason) {
         /** Whether a triage row settles it (a {@code killed-now} row that did not kill it does not). */
         public boolean triaged() {
             return verdict != null && !verdict.equals("killed-now");
@@ -59,8 +71,9 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
      * {@code coveringTests} is null without the full mutation matrix, else every test that ran against it (the
      * union of {@code <coveringTests>}, {@code <killingTests>} and {@code <succeedingTests>}).
      */
-    public record Mutation(String clazz, String method, int line, String mutator, String status, boolean detected,
-            String description, String sourceFile, List<String> killingTests, List<String> coveringTests) {
+    public record Mutation(String clazz, String method, String descriptor, int line, String mutator, String index,
+            String status, boolean detected, String description, String sourceFile, List<String> killingTests,
+            List<String> coveringTests) {
         public Mutation {
             killingTests = List.copyOf(killingTests);
             coveringTests = coveringTests == null ? null : List.copyOf(coveringTests);
@@ -75,9 +88,15 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         public boolean open() {
             return status.equals("SURVIVED") || status.equals("NO_COVERAGE");
         }
+
+        /** What names this mutation in the triage, independent of its line. */
+        public String key() {
+            return triageKey(clazz, method, descriptor, mutator, index, description);
+        }
     }
 
     public PitReport {
+        staleRows = List.copyOf(staleRows);
         survivors = List.copyOf(survivors);
         open = List.copyOf(open);
         all = List.copyOf(all);
@@ -92,6 +111,11 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         String outer = dollar < 0 ? clazz : clazz.substring(0, dollar);
         String dir = outer.contains(".") ? outer.substring(0, outer.lastIndexOf('.')).replace('.', '/') + "/" : "";
         return "system-under-test/src/main/java/" + dir + sourceFile + ":" + line;
+    }
+
+    /** How many triage rows are stale ({@link #staleRows}). */
+    public int staleTriageRows() {
+        return staleRows.size();
     }
 
     /** Whether the report carries PIT's full mutation matrix (the tests that covered each mutation). */
@@ -152,8 +176,8 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         return String.format(Locale.ROOT, "triage (%s): %d open mutations (survived or no coverage), %d triaged%s, "
                 + "%s%s", where, open.size(), open.size() - untriaged, parts.isEmpty() ? "" : " ("
                 + String.join(", ", parts) + ")", untriaged == 0 ? "none untriaged" : untriaged + " untriaged ⚑",
-                staleTriageRows == 0 ? "" : "; " + staleTriageRows + " stale triage rows (equivalent or accepted, but"
-                + " their mutation is no longer open)");
+                staleTriageRows() == 0 ? "" : "; " + staleTriageRows() + " stale triage rows (no such mutation, or"
+                + " equivalent or accepted but no longer open)");
     }
 
     /** The open mutations grouped by class (classes with untriaged ones first, then by name). */
@@ -271,68 +295,73 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         return Files.isRegularFile(candidate) ? candidate : null;
     }
 
+    /** The key a triage row and a mutation share: every identifying field, the line excluded. */
+    static String triageKey(String clazz, String method, String descriptor, String mutator, String index,
+            String description) {
+        return String.join("\u0000", clazz, method, descriptor, mutator, index, description);
+    }
+
     /** A triage row: what it matches and its verdict. */
-    record Row(String clazz, String method, int line, String mutator, String verdict, String reason) {
+    public record Row(String clazz, String method, String descriptor, String mutator, String index,
+            String description, String verdict, String reason) {
         String key() {
-            return clazz + "|" + method + "|" + line + "|" + mutator;
+            return triageKey(clazz, method, descriptor, mutator, index, description);
+        }
+
+        /** The row as CSV fields, in {@link #TRIAGE_COLUMNS} order. */
+        public List<String> fields() {
+            return List.of(clazz, method, descriptor, mutator, index, description, verdict, reason);
         }
     }
+
+    /** The CSV dialect the triage is written in: RFC 4180 with the header line first, one row per line. */
+    public static final CSVFormat TRIAGE_FORMAT = CSVFormat.RFC4180.builder()
+            .setHeader(TRIAGE_COLUMNS.toArray(String[]::new)).setRecordSeparator('\n').get();
 
     /**
-     * Reads a triage: a header line, then {@code class,method,line,mutator,verdict,reason} (RFC 4180 quoting).
+     * Reads a triage: the header line {@link #TRIAGE_COLUMNS}, then one row per mutation.
      *
-     * @throws IllegalArgumentException naming the file and line for a malformed row or an unknown verdict
+     * @throws IllegalArgumentException naming the file and line for a wrong header, a malformed row, an unknown
+     *         verdict, a missing reason or a mutation named twice
      */
-    static Map<String, Row> readTriage(Path csv) throws IOException {
+    public static Map<String, Row> readTriage(Path csv) throws IOException {
         Map<String, Row> out = new LinkedHashMap<>();
-        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        for (int i = 1; i < lines.size(); i++) {
-            if (lines.get(i).isBlank()) {
-                continue;
+        try (Reader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8);
+                CSVParser parser = CSVFormat.RFC4180.builder().setHeader().setSkipHeaderRecord(true).get()
+                        .parse(in)) {
+            if (!parser.getHeaderNames().equals(TRIAGE_COLUMNS)) {
+                throw new IllegalArgumentException(csv + ":1: the header must be " + String.join(",", TRIAGE_COLUMNS)
+                        + ", not " + String.join(",", parser.getHeaderNames()));
             }
-            List<String> f = csvFields(lines.get(i));
-            if (f.size() != 6 || !VERDICTS.contains(f.get(4)) || f.get(5).isBlank()) {
-                throw new IllegalArgumentException(csv + ":" + (i + 1) + ": a row is class,method,line,mutator,"
-                        + "verdict,reason with a verdict of " + VERDICTS + " and a reason, not: " + lines.get(i));
+            for (CSVRecord rec : parser) {
+                long line = parser.getCurrentLineNumber();
+                if (rec.size() != TRIAGE_COLUMNS.size() || !VERDICTS.contains(rec.get("verdict"))
+                        || rec.get("reason").isBlank()) {
+                    throw new IllegalArgumentException(csv + ":" + line + ": a row is " + String.join(",",
+                            TRIAGE_COLUMNS) + " with a verdict of " + VERDICTS + " and a reason, not: " + rec.values().length
+                            + " fields " + String.join(",", rec.values()));
+                }
+                Row r = new Row(rec.get("class"), rec.get("method"), rec.get("descriptor"), rec.get("mutator"),
+                        rec.get("index"), rec.get("description"), rec.get("verdict"), rec.get("reason"));
+                if (out.put(r.key(), r) != null) {
+                    throw new IllegalArgumentException(csv + ":" + line + ": names the same mutation as an earlier row: "
+                            + r.clazz() + " " + r.method() + r.descriptor() + " " + r.mutator() + " #" + r.index());
+                }
             }
-            int line;
-            try {
-                line = Integer.parseInt(f.get(2).strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(csv + ":" + (i + 1) + ": line \"" + f.get(2) + "\" is no number", e);
-            }
-            Row r = new Row(f.get(0), f.get(1), line, f.get(3), f.get(4), f.get(5));
-            out.put(r.key(), r);
+        } catch (java.io.UncheckedIOException e) {
+            throw new IllegalArgumentException(csv + ": malformed CSV: " + e.getMessage(), e);
         }
         return out;
     }
 
-    static List<String> csvFields(String line) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (quoted) {
-                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-                    cur.append('"');
-                    i++;
-                } else if (c == '"') {
-                    quoted = false;
-                } else {
-                    cur.append(c);
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                out.add(cur.toString());
-                cur.setLength(0);
-            } else {
-                cur.append(c);
+    /** Writes {@code rows} as a triage file (header, then the rows in the order given). */
+    public static void writeTriage(Path csv, List<Row> rows) throws IOException {
+        try (java.io.Writer out = Files.newBufferedWriter(csv, StandardCharsets.UTF_8);
+                CSVPrinter printer = new CSVPrinter(out, TRIAGE_FORMAT)) {
+            for (Row r : rows) {
+                printer.printRecord(r.fields());
             }
         }
-        out.add(cur.toString());
-        return out;
     }
 
     /**
@@ -387,9 +416,10 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                 } else if (event == XMLStreamReader.END_ELEMENT) {
                     String name = xml.getLocalName();
                     switch (name) {
-                        case "mutatedClass", "mutatedMethod", "lineNumber", "mutator", "description", "sourceFile",
-                                "killingTest", "killingTests", "succeedingTests", "coveringTests" ->
-                                fields.put(name, text.toString().trim());
+                        case "mutatedClass", "mutatedMethod", "methodDescription", "lineNumber", "mutator",
+                                "description", "sourceFile", "killingTest", "killingTests", "succeedingTests",
+                                "coveringTests" -> fields.put(name, text.toString().trim());
+                        case "index" -> fields.merge("index", text.toString().trim(), (x, y) -> x + " " + y);
                         case "mutation" -> {
                             String clazz = fields.getOrDefault("mutatedClass", "");
                             String mutator = fields.getOrDefault("mutator", "");
@@ -397,6 +427,8 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                             String line = fields.getOrDefault("lineNumber", "");
                             int lineNo = line.isEmpty() ? 0 : Integer.parseInt(line);
                             String method = fields.getOrDefault("mutatedMethod", "");
+                            String descriptor = fields.getOrDefault("methodDescription", "");
+                            String index = fields.getOrDefault("index", "");
                             String description = fields.getOrDefault("description", "");
                             String sourceFile = fields.getOrDefault("sourceFile", "");
                             if ("SURVIVED".equals(status)) {
@@ -420,15 +452,18 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                                 c.addAll(tests(fields.get("succeedingTests")));
                                 covering = List.copyOf(c);
                             }
-                            all.add(new Mutation(clazz, method, lineNo, shortMutator, status == null ? "" : status,
-                                    detected, description, sourceFile, killers, covering));
-                            if ("SURVIVED".equals(status) || "NO_COVERAGE".equals(status)) {
-                                Row r = triage.get(clazz + "|" + method + "|" + lineNo + "|" + shortMutator);
-                                if (r != null) {
-                                    used.add(r.key());
-                                }
-                                open.add(new Open(clazz, method, lineNo, shortMutator, status, description, sourceFile,
-                                        r == null ? null : r.verdict(), r == null ? null : r.reason()));
+                            Mutation m = new Mutation(clazz, method, descriptor, lineNo, shortMutator, index,
+                                    status == null ? "" : status, detected, description, sourceFile, killers, covering);
+                            all.add(m);
+                            Row r = triage.get(m.key());
+                            if (m.open()) {
+                                open.add(new Open(clazz, method, descriptor, lineNo, shortMutator, index, m.status(),
+                                        description, sourceFile, r == null ? null : r.verdict(),
+                                        r == null ? null : r.reason()));
+                            }
+                            // A row is used when its mutation is there, and, unless it records a kill, still open.
+                            if (r != null && (m.open() || r.verdict().equals("killed-now"))) {
+                                used.add(r.key());
                             }
                         }
                         default -> { }
@@ -438,9 +473,7 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         } catch (XMLStreamException | NumberFormatException e) {
             throw new IllegalArgumentException(file + ": malformed XML: " + e.getMessage(), e);
         }
-        // killed-now rows whose mutation is no longer open are the kills they record; any other unmatched row is stale
-        int stale = (int) triage.values().stream().filter(r -> !used.contains(r.key())
-                && !r.verdict().equals("killed-now")).count();
+        List<Row> stale = triage.values().stream().filter(r -> !used.contains(r.key())).toList();
         return new PitReport(file, mutations, killed, survived, noCoverage, timedOut, survivors, open, triageCsv,
                 stale, all);
     }

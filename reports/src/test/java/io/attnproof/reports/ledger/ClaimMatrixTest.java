@@ -82,4 +82,20 @@ class ClaimMatrixTest {
         assertTrue(text.contains("<table id=\"matrix\">"), text);
         assertTrue(text.contains("id=\"detail-U5-numpy\""), "the detail row carries the cell's anchor: " + text);
     }
+
+    @Test
+    void crossLanePairsAreOneCellOfX1sRowNotColumns() {
+        java.util.function.BiFunction<String, Double, io.attnproof.fixtures.evidence.EvidenceLine> x1 = (backend, value) ->
+                io.attnproof.fixtures.evidence.EvidenceLine.judged("X1", backend,
+                        io.attnproof.fixtures.evidence.LineKind.CHECK, "max_abs_err", value,
+                        io.attnproof.fixtures.evidence.Comparison.LE, 1e-4, value <= 1e-4, 7L, null, "CrossLaneTest#t", "R");
+        List<ClaimRow> rows = ClaimRow.of(List.of(x1.apply("cpu", 1e-6), x1.apply("cpu-vs-cuda-emu", 1e-6),
+                x1.apply("cpu-vs-metal-emu", 5e-4), x1.apply("cuda-emu-vs-metal-emu", 2e-6)));
+        assertEquals(List.of("cpu"), ClaimMatrix.columns(rows), "no column per pair");
+        ClaimMatrix.Pairs pairs = ClaimMatrix.pairs(ClaimMatrix.cells(rows).get("X1"));
+        assertEquals(ClaimRow.Status.FAIL, pairs.status(), "one failing pair fails the cell");
+        assertEquals("cpu-vs-metal-emu", pairs.link().backend(), "the cell links to the failing pair");
+        assertEquals("FAIL (3 pairs)", pairs.text());
+        assertEquals(null, ClaimMatrix.pairs(ClaimMatrix.cells(List.of(rows.getFirst())).get("X1")));
+    }
 }

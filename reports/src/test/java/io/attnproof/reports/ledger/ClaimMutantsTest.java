@@ -1,5 +1,7 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -98,8 +100,9 @@ class ClaimMutantsTest {
                 + mutation("SURVIVED", "sinks.SoftmaxWithSinks", "apply", 44, "MathMutator", null, "")
                 + mutation("SURVIVED", "dsv4.Dsv4Attention$Step", "run", 90, "MathMutator", null, matrixU5)
                 + "</mutations>\n");
-        write(PitReport.TRIAGE, "class,method,line,mutator,verdict,reason\n"
-                + PKG + "mask.UnionMask,admits,30,ConditionalsBoundaryMutator,equivalent,\"at j == p both sides admit\"\n");
+        write(PitReport.TRIAGE, String.join(",", PitReport.TRIAGE_COLUMNS) + "\n" + PKG
+                + "mask.UnionMask,admits,()V,ConditionalsBoundaryMutator,1,changed something,equivalent,"
+                + "\"at j == p both sides admit\"\n");
         write(ClaimMutants.TEST_SCOPE, "# class<TAB>test classes\n"
                 + PKG + "mask.UnionMask\t" + PKG + "mask.RawWindowTest\n"
                 + PKG + "mask.UnionMaskMemo\t" + PKG + "mask.RawWindowTest," + PKG + "dsv4.UnionOracleTest\n"
@@ -360,12 +363,12 @@ class ClaimMutantsTest {
         }
         assertTrue(links >= 12, "source links found: " + links);
 
-        Map<String, Object> json = Json.parseObject(Files.readString(w.json()));
+        Map<String, Object> json = JsonTrees.parseObject(Files.readString(w.json()));
         List<?> perClaim = (List<?>) json.get("per_claim");
         Map<?, ?> u1json = (Map<?, ?>) perClaim.getFirst();
         assertEquals("U1", u1json.get("claim"));
         Map<?, ?> killed = (Map<?, ?>) u1json.get("pit_killed");
-        assertEquals(2.0, Json.toDouble(killed.get("count")));
+        assertEquals(2.0, JsonTrees.toDouble(killed.get("count")));
         assertEquals(SRC + "mask/UnionMask.java:18", ((Map<?, ?>) ((List<?>) killed.get("mutations")).getFirst())
                 .get("source"));
         List<String> verdicts = new ArrayList<>();
@@ -391,16 +394,20 @@ class ClaimMutantsTest {
         assertTrue(html.contains("<p class=\"pit\">PIT: not run (no " + Ledger.PIT + ")</p>"), html);
     }
 
-    // ------------------------------------------------------------------ smoke: the committed PIT baseline
+    // ------------------------------------------------------------------ smoke: an excerpt of a real PIT run
 
     @Test
-    void theCommittedBaselineJoinsWithoutASecondParser() throws IOException {
+    void aRealPitExcerptJoinsWithoutASecondParser() throws IOException {
         Path repo = Path.of("").toAbsolutePath();
-        while (repo != null && !Files.isRegularFile(repo.resolve("pit/baseline/mask-4-of-8.xml"))) {
+        while (repo != null && !Files.isRegularFile(repo.resolve(ClaimMutants.TEST_SCOPE))) {
             repo = repo.getParent();
         }
-        assertNotNull(repo, "pit/baseline/mask-4-of-8.xml above " + Path.of("").toAbsolutePath());
-        Path xml = repo.resolve("pit/baseline/mask-4-of-8.xml");
+        assertNotNull(repo, ClaimMutants.TEST_SCOPE + " above " + Path.of("").toAbsolutePath());
+        // Nine mutations copied from a whole-module run (the full reports are CI artifacts, not committed).
+        Path xml = dir.resolve("pit-claims-excerpt.xml");
+        try (java.io.InputStream in = ClaimMutantsTest.class.getResourceAsStream("/ledger/pit-claims-excerpt.xml")) {
+            Files.copy(in, xml);
+        }
         String text = Files.readString(xml);
         PitReport pit = PitReport.read(xml, null);
         int mutationElements = count(text, "<mutation ");
@@ -433,7 +440,7 @@ class ClaimMutantsTest {
     }
 
     private static EvidenceLine line(String claim, String test) {
-        return EvidenceLine.of(Json.parseObject(evidence(claim, test)), "smoke:1");
+        return EvidenceLine.parse(evidence(claim, test), "smoke:1");
     }
 
     private static int count(String text, String needle) {

@@ -1,9 +1,11 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class EvidenceScanTest {
 
     private static EvidenceLine line(String json) {
-        return EvidenceLine.of(Json.parseObject(json), "t.jsonl:1");
+        return EvidenceLine.parse(json, "t.jsonl:1");
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.attnproof.reports.ledger;
 
+import io.attnproof.fixtures.evidence.EvidenceLine;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.evidence.Json;
+import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,22 +56,22 @@ class LedgerTest {
         Map<String, ClaimRow> rows = new java.util.HashMap<>();
         l.rows().forEach(r -> rows.put(r.claim() + "/" + r.backend(), r));
         ClaimRow u5 = rows.get("U5/cpu");
-        assertEquals("PASS", u5.status());
+        assertEquals(ClaimRow.Status.PASS, u5.status());
         assertEquals(4, u5.lines());
         assertEquals(3.75e-6, u5.worst().value());
         assertEquals(7.89 / 3.75, u5.margin().factor(), 1e-12);
         assertEquals("(b=0, h=0, r=62, c=8)", u5.worst().worst().toString());
         assertEquals(5894L, u5.worst().seed());
         assertEquals(ClaimId.U5.sentence(), u5.sentence());
-        assertEquals("SKIP", rows.get("U5/cuda").status());
-        assertEquals("skipped: no CUDA driver", rows.get("U5/cuda").worst().describe());
+        assertEquals(ClaimRow.Status.SKIP, rows.get("U5/cuda").status());
+        assertEquals("skipped: no CUDA driver", Fmt.describe(rows.get("U5/cuda").worst()));
         ClaimRow r1 = rows.get("R1/cpu");
-        assertEquals("FAIL", r1.status());
+        assertEquals(ClaimRow.Status.FAIL, r1.status());
         assertEquals(1.89e-6 / 3.0e-5, r1.margin().factor(), 1e-12);
         assertEquals(Margin.Kind.EXACT, rows.get("U1/cpu").margin().kind());
         assertEquals(1.6, rows.get("M7/cpu").margin().factor(), 1e-12);     // a minimum count: value ÷ limit
         assertEquals(1.5, rows.get("R8/cpu").margin().factor(), 1e-12);     // exponent 0.5 under 0.75
-        assertEquals("(not in the catalog of spec/CLAIMS.md)", rows.get("Z9/cpu").sentence());
+        assertEquals("(not in the catalog of docs/claims.md)", rows.get("Z9/cpu").sentence());
         // Catalog order, then backends by name; ids outside the catalog last.
         assertEquals(List.of("U1/cpu", "U5/cpu", "U5/cuda", "U5/cuda-emu", "R1/cpu", "R8/cpu", "M7/cpu", "Z9/cpu"),
                 l.rows().stream().map(r -> r.claim() + "/" + r.backend()).toList());
@@ -186,7 +188,7 @@ class LedgerTest {
         assertTrue(md.contains("![R8: mean dead prefix vs speculative step (log-log)](pictures/r8-dead-prefix.svg)"), md);
 
         @SuppressWarnings("unchecked")
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(w.json()));
+        Map<String, Object> json = (Map<String, Object>) JsonTrees.parse(Files.readString(w.json()));
         @SuppressWarnings("unchecked")
         Map<String, Object> summary = (Map<String, Object>) json.get("summary");
         assertEquals(14.0, summary.get("lines"));
@@ -223,7 +225,7 @@ class LedgerTest {
         assertTrue(html.contains("PIT: not run (no system-under-test/target/pit-reports/mutations.xml"), html);
         assertFalse(html.contains("<table id=\"mutants\">"), html);
         @SuppressWarnings("unchecked")
-        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(w.json()));
+        Map<String, Object> json = (Map<String, Object>) JsonTrees.parse(Files.readString(w.json()));
         assertEquals("not run", ((Map<?, ?>) json.get("mutants")).get("status"));
         assertEquals("not run", ((Map<?, ?>) json.get("pit")).get("status"));
     }
@@ -283,7 +285,7 @@ class LedgerTest {
                 """);
         Ledger withGpu = Ledger.build(dir, List.of(extra));
         ClaimRow gpu = withGpu.rows().stream().filter(r -> r.backend().equals("cuda")).findFirst().orElseThrow();
-        assertEquals("INCONSISTENT", gpu.status(), "a line claiming PASS with 1e-3 > 1e-6 is judged by its numbers");
+        assertEquals(ClaimRow.Status.INCONSISTENT, gpu.status(), "a line claiming PASS with 1e-3 > 1e-6 is judged by its numbers");
         assertEquals(1, withGpu.exitStatus());
     }
 }

@@ -31,7 +31,7 @@ class PitReportTest {
     private void triage(String... rows) throws IOException {
         Path csv = dir.resolve(PitReport.TRIAGE);
         Files.createDirectories(csv.getParent());
-        Files.writeString(csv, "class,method,line,mutator,verdict,reason\n" + String.join("\n", rows) + "\n");
+        Files.writeString(csv, String.join(",", PitReport.TRIAGE_COLUMNS) + "\n" + String.join("\n", rows) + "\n");
     }
 
     @Test
@@ -50,16 +50,19 @@ class PitReportTest {
     @Test
     void rowsGiveVerdictsAndAKilledNowRowThatDidNotKillStaysFlagged() throws IOException {
         Path xml = report();
-        triage("io.attnproof.attention.mask.UnionMaskMemo,get,61,ConditionalsBoundaryMutator,equivalent,"
-                        + "\"at i == n the loop body is empty, so < and <= agree\"",
-                "io.attnproof.attention.tensor.Device,metal,28,NullReturnValsMutator,killed-now,DeviceTest kills it",
-                "io.attnproof.attention.tensor.Tensor,cat,150,IncrementsMutator,accepted,gone since");
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                        + " boundary,equivalent,\"at i == n the loop body is empty, so < and <= agree\"",
+                "io.attnproof.attention.tensor.Device,metal,()V,NullReturnValsMutator,1,replaced return value with null,"
+                        + "killed-now,DeviceTest kills it",
+                "io.attnproof.attention.tensor.Tensor,cat,()V,IncrementsMutator,1,Changed increment from 1 to -1,"
+                        + "accepted,gone since");
         PitReport p = PitReport.read(xml);
         assertEquals(dir.resolve(PitReport.TRIAGE), p.triageFile());
         assertEquals(Map.of("equivalent", 1, "untriaged", 1), p.verdictCounts());
         assertEquals(List.of("io.attnproof.attention.tensor.Device"), p.untriaged().stream()
                 .map(PitReport.Open::clazz).toList());
         assertEquals(1, p.staleTriageRows(), "the accepted row matches no open mutation");
+        assertEquals("io.attnproof.attention.tensor.Tensor", p.staleRows().getFirst().clazz());
         assertTrue(p.triageNote().startsWith("triage (pit/triage.csv): 2 open mutations (survived or no coverage),"
                 + " 1 triaged (equivalent 1), 1 untriaged ⚑; 1 stale triage rows"), p.triageNote());
         assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
@@ -78,9 +81,29 @@ class PitReportTest {
     @Test
     void aMalformedRowNamesFileAndLine() throws IOException {
         Path xml = report();
-        triage("io.attnproof.attention.mask.UnionMaskMemo,get,61,ConditionalsBoundaryMutator,fine,because");
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                + " boundary,fine,because");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml));
-        assertTrue(e.getMessage().contains("triage.csv:2: a row is class,method,line,mutator,verdict,reason"),
-                e.getMessage());
+        assertTrue(e.getMessage().contains("triage.csv:2: a row is class,method,descriptor,mutator,index,description,"
+                + "verdict,reason"), e.getMessage());
+    }
+
+    @Test
+    void aRowIsKeyedByItsMutationNotItsLineAndARowOfNoMutationIsStale() throws IOException {
+        Path xml = report();
+        // The same mutation as in the report but on another line: the row still settles it.
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                        + " boundary,equivalent,same bits",
+                "io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,4,changed conditional"
+                        + " boundary,equivalent,another index: no such mutation",
+                "io.attnproof.attention.tensor.Device,metal,()V,NullReturnValsMutator,1,replaced return value with null,"
+                        + "accepted,a lane's name");
+        PitReport p = PitReport.read(xml);
+        assertEquals(List.of(), p.untriaged());
+        assertEquals(List.of("4"), p.staleRows().stream().map(PitReport.Row::index).toList());
+        Path old = dir.resolve("old.csv");
+        Files.writeString(old, "class,method,line,mutator,verdict,reason\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml, old));
+        assertTrue(e.getMessage().contains("old.csv:1: the header must be class,method,descriptor"), e.getMessage());
     }
 }

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The V4 key compressor of one layer (SYSTEM.md §3), in f32: prefill of T tokens emits {@code floor(T/R)} blocks
+ * The V4 key compressor of one layer (docs/system.md §3), in f32: prefill of T tokens emits {@code floor(T/R)} blocks
  * of width D, block b once token (b+1)R - 1 is seen, each row of a batch compressed as if alone.
  *
  * <p>Per token t the caller passes a value {@code kv_t} and a gate {@code score_t}, already projected. For each block

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The decision of {@code sinks_attn} (SYSTEM.md §8) as a pure function of the call's facts, in order: varlen only
+ * The decision of {@code sinks_attn} (docs/system.md §8) as a pure function of the call's facts, in order: varlen only
  * with no mask and B > 1; the CUDA fused arm only with no mask and head_dim in its envelope (512 behind
  * {@code ARC_FLASH_512}); the Metal fused arm only with no mask and head_dim in its envelope; else unfused.
  */

@@ -1,6 +1,6 @@
 package io.attnproof.attention.dispatch;
 
-/** The fused kernels a fused arm of {@code sinks_attn} can run (SYSTEM.md §8: decode and prefill kernels differ). */
+/** The fused kernels a fused arm of {@code sinks_attn} can run (docs/system.md §8: decode and prefill kernels differ). */
 public enum SinksKernel {
     /** {@code flash_attn_sinks}: CUDA, every phase, head dims {@link SinksDispatch#FUSED_HEAD_DIMS} (+ 512). */
     CUDA_FLASH("flash_attn_sinks"),

@@ -5,7 +5,7 @@ import io.attnproof.attention.tensor.Tensor;
 import java.util.function.Supplier;
 
 /**
- * V≡K dedup (SYSTEM.md §9): when V is the same handle as K ({@code v_aliases_k}, decided before narrowing makes new
+ * V≡K dedup (docs/system.md §9): when V is the same handle as K ({@code v_aliases_k}, decided before narrowing makes new
  * ids), the narrowed K and the concatenated union K serve as V instead of materialising V twice; each duplication
  * site counts into {@code fused_v_stats}.
  */

@@ -27,7 +27,7 @@ final class PvBlocks {
         float[] out = c.out();
         // 6-head blocks where a key's weights for consecutive heads are adjacent (heads in lanes): 6 broadcasts from
         // one cache line. With keys in lanes each head's weights are a row of their own, and there 6 x 4 blocks
-        // measured slower than 4 x 4 (the V4 prefill, x 1.04).
+        // are slower than 4 x 4 at the V4 prefill (the benchmark report has the ratio).
         int six = pH == 1 ? sixBlocks(hc) : 0;
         int e = 0;
         for (; e + L4 <= d; e += L4) {

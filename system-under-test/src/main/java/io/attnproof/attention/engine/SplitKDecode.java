@@ -6,7 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * Split-K (two-pass) decode of the union kernel (SYSTEM.md §8, claim B5): a single-query row ({@code t_q == 1}) that
+ * Split-K (two-pass) decode of the union kernel (docs/system.md §8, claim B5): a single-query row ({@code t_q == 1}) that
  * admits at least {@link DispatchRegistry#SPLIT_K_MIN_KEYS} keys splits its admitted keys (by ordinal) into chunks of
  * {@link DispatchRegistry#SPLIT_K_CHUNK}. Pass one gives each chunk, with no sink, its running max {@code m_c}, sum
  * of exponentials {@code l_c} and unnormalised output {@code o_c} (the tiles and operations of {@link UnionLanes},

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The cache alignment functions of SYSTEM.md §6, used by per-sequence KV advance: {@code front_pad_single} and its
+ * The cache alignment functions of docs/system.md §6, used by per-sequence KV advance: {@code front_pad_single} and its
  * inverse {@code drop_dead_prefix} on one row, {@code front_align_batch} building a left-aligned batch from rows,
  * and {@code clone_out_cache} splitting it back. Each validates everything before it writes anything.
  */

@@ -13,7 +13,7 @@ import java.util.Arrays;
  * carries a zero-filled dead prefix in front (see {@link CacheOps#frontAlignBatch}).
  *
  * <p><b>V ≡ K.</b> While every append passed V as the very handle of K (V4's K = V), the cache keeps ONE storage
- * and {@link #v} returns the same tensor handle as {@link #k}, so the dense arm's V≡K dedup (SYSTEM.md §9) sees
+ * and {@link #v} returns the same tensor handle as {@link #k}, so the dense arm's V≡K dedup (docs/system.md §9) sees
  * the alias. The first append with a distinct V (a {@code copy()} included) splits the storage for good: V then
  * lives in its own buffer and {@code v()} is a handle of its own.
  *

@@ -12,7 +12,7 @@ import io.attnproof.attention.tensor.Tensor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code sinks_attn(q, k, v, sinks, mask, window)} (SYSTEM.md §8): GQA sinks attention with bottom-right-aligned
+ * {@code sinks_attn(q, k, v, sinks, mask, window)} (docs/system.md §8): GQA sinks attention with bottom-right-aligned
  * causality and an optional sliding window ({@code window} 0: none), dispatched by {@link SinksDispatch} so that a
  * caller mask is never handed to, or dropped by, a fused kernel. {@code q[B,Hq,tq,D]}, {@code k, v[B,Hkv,tk,D]},
  * sinks {@code [Hq]}, mask {@code [tq, tk]} or {@code [B|1, Hq|1, tq|1, tk]}; returns {@code [B,Hq,tq,D]}.

@@ -9,7 +9,7 @@ import io.attnproof.attention.kvcache.SingleCache;
 import io.attnproof.attention.tensor.Tensor;
 
 /**
- * The four call sites of {@code dsv4_attention} in the V4 layer and the K/V handles each passes (SYSTEM.md §9):
+ * The four call sites of {@code dsv4_attention} in the V4 layer and the K/V handles each passes (docs/system.md §9):
  * paged serving gathers K and V from two pools (V written from {@code k.copy()}, so it never aliases — unless the
  * arm passes the gathered K twice, which is byte-identical); dummy/imatrix passes one binding twice; graph decode
  * and the dense normal cache pass one buffer twice.
@@ -32,7 +32,7 @@ public enum AttentionArm {
 
     /**
      * This arm's {@code dsv4_attention} call over a layer's cached span ({@code kCached}, {@code vCached}
-     * [B,1,t,D]): the handles it passes are the arm's (SYSTEM.md §9). The V4 model calls this for every layer.
+     * [B,1,t,D]): the handles it passes are the arm's (docs/system.md §9). The V4 model calls this for every layer.
      */
     public Tensor attend(Tensor q, Tensor kCached, Tensor vCached, Tensor compressed, Tensor sinks,
             Dsv4Config config, boolean pagedKTwice) {

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Claims B1 to B7 (dispatch boundaries and shape consistency) on one lane, every line under the lane's name. The
- * expected decisions come from SYSTEM.md and the documented design values below, never from the system's registry:
+ * expected decisions come from docs/system.md and the documented design values below, never from the system's registry:
  * the registry is what is judged. Each lane is a subclass; an unavailable lane skips with its reason (or fails
  * where it is required).
  */
@@ -47,7 +47,7 @@ import org.junit.jupiter.api.TestInstance;
 abstract class DispatchClaims {
     static final List<String> CLAIMS = List.of("B1", "B2", "B3", "B4", "B5", "B6", "B7");
 
-    // What SYSTEM.md §8 and the README state (the test's own copy; the registry is held against it).
+    // What docs/system.md §8 and the README state (the test's own copy; the registry is held against it).
     static final Set<Integer> SPEC_FUSED = Set.of(64, 80, 96, 112, 128, 192, 256);
     static final Set<Integer> SPEC_METAL_DECODE = Set.of(64, 80, 96, 128, 256);
     static final int SPEC_FLASH_512 = 512;

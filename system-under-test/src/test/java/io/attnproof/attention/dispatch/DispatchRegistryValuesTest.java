@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The registered thresholds hold SYSTEM.md §8's values (a declare() that returned anything else changes them). */
+/** The registered thresholds hold docs/system.md §8's values (a declare() that returned anything else changes them). */
 class DispatchRegistryValuesTest {
 
     @Test

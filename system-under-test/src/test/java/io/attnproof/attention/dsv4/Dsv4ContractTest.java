@@ -44,7 +44,7 @@ class Dsv4ContractTest {
 
     @Test
     void theV4ScheduleAtEveryBoundary() {
-        // SYSTEM.md §2: ratio 0 at layers 0, 1 and the MTP block 43; 4 at even 2..42; 128 at odd 3..41.
+        // docs/system.md §2: ratio 0 at layers 0, 1 and the MTP block 43; 4 at even 2..42; 128 at odd 3..41.
         assertEquals(CompressRatio.STANDARD, CompressRatio.forV4Layer(0));
         assertEquals(CompressRatio.STANDARD, CompressRatio.forV4Layer(1));
         assertEquals(CompressRatio.CSA, CompressRatio.forV4Layer(2));

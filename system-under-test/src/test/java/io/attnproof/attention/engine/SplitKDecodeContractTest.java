@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Split-K decode ({@link SplitKDecode}, SYSTEM.md §8) on hand-built single-query calls: which calls it applies to
+ * Split-K decode ({@link SplitKDecode}, docs/system.md §8) on hand-built single-query calls: which calls it applies to
  * (the fused kernels' form on the kv length; the union form on the longest row of any batch entry or head), a call
  * mixing a split row with a short one (the short row is the engine's, bit for bit; only the long row is split), a
  * combine whose chunk maxima lie far apart and far above the sink (the max must be taken over every chunk, or the

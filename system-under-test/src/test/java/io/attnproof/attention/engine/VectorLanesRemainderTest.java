@@ -339,7 +339,7 @@ class VectorLanesRemainderTest {
 
     @Test
     void aRowWhoseEveryKeyScoresMinusInfinityGivesZerosEvenAgainstInfiniteValues() {
-        // SYSTEM.md §4.7: with the running max started at the sink, a row with nothing to weigh gives zeros, never
+        // docs/system.md §4.7: with the running max started at the sink, a row with nothing to weigh gives zeros, never
         // NaN. No sink, every admitted key scores -inf (a -inf element against a positive q element), and V holds
         // +inf and NaN, which a weight of 0 would turn into NaN if the row were not zeroed.
         int heads = 3;

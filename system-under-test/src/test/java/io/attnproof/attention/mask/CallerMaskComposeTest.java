@@ -10,7 +10,7 @@ import io.attnproof.attention.tensor.Tensor;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code compose_caller_mask} element by element, written from SYSTEM.md §4.6: out[b, h, r, c] = local[b or 0, 0, r,
+ * {@code compose_caller_mask} element by element, written from docs/system.md §4.6: out[b, h, r, c] = local[b or 0, 0, r,
  * c] + (c < keep ? caller[., ., r, base + c] : raw-only ? 0 : caller[., ., r, t_k_full + c - keep]), on a case with a
  * per-row local mask (B = 2), two query rows and compressed columns next to a raw-only caller mask. Found by PIT
  * (pit/triage.csv): the claim tests compose only B = 1 local masks and raw-only caller masks with t_c = 0.

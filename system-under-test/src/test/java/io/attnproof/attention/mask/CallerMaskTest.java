@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** U4: caller-mask composition follows SYSTEM.md §4.6, with a clear error for every other shape. */
+/** U4: caller-mask composition follows docs/system.md §4.6, with a clear error for every other shape. */
 @Claim("U4")
 class CallerMaskTest {
     static final long SEED = 41;

@@ -33,7 +33,7 @@ class CompressedBlocksTest {
     void compressedHalfEqualsTheOracle(int ratio, int tk, Evidence ev) {
         int tq = Math.min(tk, 3 * ratio + 2);
         int tc = tk / ratio;
-        // The judge's geometry comes from the fixture's formulas (SYSTEM.md §4.1-2), never from the system.
+        // The judge's geometry comes from the fixture's formulas (docs/system.md §4.1-2), never from the system.
         UnionCase fx = new UnionCase(tq, tk, W, ratio, tc, 0, Precision.F32, 1, 1, 1);
         long q0 = fx.q0();
         int keep = (int) fx.keep();

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Hand-worked cells of the union mask rule (SYSTEM.md: raw column c is key {@code base + c}, admitted iff
+ * Hand-worked cells of the union mask rule (docs/system.md: raw column c is key {@code base + c}, admitted iff
  * {@code p - W < base + c <= p}; compressed column {@code keep + b} admitted iff {@code b < floor((p + 1) / R)}) at the
  * column where the raw span ends and the compressed one begins, where a keep span that does not end at the last raw
  * key tells the two rules apart; plus the masks' refusals by their exact messages and their value accessors.
@@ -46,7 +46,7 @@ class MaskContractTest {
 
     @Test
     void aRatioZeroLayerNeverAdmitsAColumnPastItsRawSpan() {
-        // SYSTEM.md / UnionMask: compressed block b is admitted iff b < floor((p + 1) / R), never for R = 0 (no
+        // docs/system.md / UnionMask: compressed block b is admitted iff b < floor((p + 1) / R), never for R = 0 (no
         // division by R there): column keep is past every raw key of a ratio-0 layer and answers false.
         UnionMask u = new UnionMask(4, 1, 2, 3, 8, 0, 0);
         assertTrue(u.admits(0, 2));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The three mask forms (uniform, ragged, graph decode) each state their rule twice: {@code admits(...)} and the
- * dense {@code materialize(...)}. Both must equal the rule written here from SYSTEM.md (raw key j admitted to
+ * dense {@code materialize(...)}. Both must equal the rule written here from docs/system.md (raw key j admitted to
  * position p iff p - W < j <= p and, in a ragged row, j >= its dead prefix; compressed block k iff k < tc and
  * k < floor((p + 1) / R)) on every cell of a multi-row, multi-query case whose window edges and compressed
  * thresholds fall inside the tensor. Found by PIT (pit/triage.csv): the claim tests only ever materialise

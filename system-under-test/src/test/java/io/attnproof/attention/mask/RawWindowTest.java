@@ -37,7 +37,7 @@ class RawWindowTest {
         long fullRows = 0;
         long shortRows = 0;
         for (int tq : new int[] {tk, 1}) {
-            // The judge's geometry comes from the fixture's formulas (SYSTEM.md §4.1-2), never from the system.
+            // The judge's geometry comes from the fixture's formulas (docs/system.md §4.1-2), never from the system.
             UnionCase fx = new UnionCase(tq, tk, W, 0, 0, 0, Precision.F32, 1, 1, 1);
             long q0 = fx.q0();
             long base = fx.base();
@@ -124,7 +124,7 @@ class RawWindowTest {
         ev.controlAtLeast("window_plus_one_rows", wideWrong, wideMin);
     }
 
-    /** SYSTEM.md §4.10: the window reaches the generic SDPA backend on STANDARD layers only. */
+    /** docs/system.md §4.10: the window reaches the generic SDPA backend on STANDARD layers only. */
     @Test
     void sdpaGetsTheWindowOnStandardLayersOnly(Evidence ev) {
         long wrong = 0;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /** S5: an explicit mask keeps a call off the varlen path. S7: the fused arms' head-dim envelopes. */
 class SinksDispatchTest {
-    /** The envelopes written out again from SYSTEM.md §8, independently of {@link SinksDispatch}. */
+    /** The envelopes written out again from docs/system.md §8, independently of {@link SinksDispatch}. */
     static final Set<Integer> ENVELOPE = Set.of(64, 80, 96, 112, 128, 192, 256);
 
     static System.Logger quiet;
@@ -42,7 +42,7 @@ class SinksDispatchTest {
         SinksAttention.useLogger(quiet);
     }
 
-    /** The arm SYSTEM.md §8 names for a B = 1 call without a mask. */
+    /** The arm docs/system.md §8 names for a B = 1 call without a mask. */
     static SinksArm expected(Device.Kind kind, int headDim, boolean flash512) {
         return switch (kind) {
             case CUDA -> ENVELOPE.contains(headDim) || (headDim == 512 && flash512) ? SinksArm.CUDA_FUSED

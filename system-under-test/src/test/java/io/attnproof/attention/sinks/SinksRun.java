@@ -13,7 +13,7 @@ import io.attnproof.oracles.SinksAttentionOracle;
 import io.attnproof.oracles.SinksProblem;
 
 /**
- * One sinks-attention output held against the fp64 oracle of {@code problem}, with CLAIMS.md's tolerance limit
+ * One sinks-attention output held against the fp64 oracle of {@code problem}, with docs/claims.md's tolerance limit
  * ({@code 2 x naive same-precision error + 2 x noise floor}).
  */
 public record SinksRun(SinksProblem problem, double[][][][] actual, double[][][][] oracle, Diff diff, double naiveErr,

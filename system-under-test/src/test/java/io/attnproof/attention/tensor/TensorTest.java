@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/** Identity rules (SYSTEM.md §1), rounding on write, and shape operations. */
+/** Identity rules (docs/system.md §1), rounding on write, and shape operations. */
 class TensorTest {
 
     @Test

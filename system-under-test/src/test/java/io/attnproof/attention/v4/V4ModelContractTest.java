@@ -19,7 +19,7 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * Contract of the V4 stack on tiny configurations (milliseconds): the config's refusals and their boundaries, the
- * seeded weights' distributions, one layer's forward against an oracle written from SYSTEM.md's formulas (RMS norm,
+ * seeded weights' distributions, one layer's forward against an oracle written from docs/system.md's formulas (RMS norm,
  * q/kv projections, scale D^-0.5, one softmax with the sink in the denominator only, output projection, LM head plus
  * the bigram prior), the compressed blocks reaching attention, commit's bookkeeping, and the arms' selection.
  */
