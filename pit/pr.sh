@@ -42,5 +42,5 @@ pit/run-scope.sh pr "$targets" "$tests" "$@" || status=$?
 # The triage check reads pit/triage.csv with Commons CSV: it runs from the reports module's classpath.
 ./mvnw -B -q -o -pl oracles,fixtures,system-under-test,reports -DskipTests package \
     || ./mvnw -B -q -pl oracles,fixtures,system-under-test,reports -DskipTests package
-"$JAVA_HOME/bin/java" -cp "reports/target/classes:$(cat reports/target/classpath.txt)" \
-    io.attnproof.reports.ledger.PitTriage check pit/target/runs/pr/mutations.xml pit/triage.csv --partial
+"$JAVA_HOME/bin/java" -cp "conformance/target/classes:$(cat conformance/target/classpath.txt)" \
+    io.attnproof.ledger.PitTriage check pit/target/runs/pr/mutations.xml pit/triage.csv --partial

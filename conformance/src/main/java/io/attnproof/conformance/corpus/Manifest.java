@@ -1,0 +1,191 @@
+package io.attnproof.conformance.corpus;
+
+import io.attnproof.fixtures.json.JsonTrees;
+import io.attnproof.conformance.cases.CaseException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code manifest.json} of a corpus: the format tag, seed, scale, every case (id, claim, kind, dtype, seed, its
+ * {@code case.json} relative to the corpus folder, output shape, description) and every check ({@link CheckSpec}).
+ */
+public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpec> checks) {
+    /** The format tag written and required. */
+    public static final String FORMAT = "attnproof-corpus/1";
+    /** The file name inside the corpus folder. */
+    public static final String FILE = "manifest.json";
+
+    /** One case of the manifest. */
+    public record Entry(String id, String claim, String kind, String dtype, long seed, String caseFile,
+            int[] outputShape, String description) {
+    }
+
+    /** The manifest text: deterministic (no dates, no paths outside the corpus). */
+    public String toJson() {
+        StringBuilder s = new StringBuilder("{\n");
+        s.append("  \"format\": ").append(JsonTrees.quote(FORMAT)).append(",\n");
+        s.append("  \"seed\": ").append(seed).append(",\n");
+        s.append("  \"scale\": ").append(JsonTrees.quote(scale)).append(",\n");
+        s.append("  \"outputs\": ").append(JsonTrees.quote("<case id>.npy, float16/32/64 of output_shape, row-major")).append(",\n");
+        s.append("  \"tolerance\": ").append(JsonTrees.quote("max_abs_err <= 2 x (naive same-precision error) + 2 x noise"
+                + " floor; F16/BF16 also <= 2 x (error of a reference keeping logits and probabilities in f32) + 2 x"
+                + " noise floor; NaN/inf positions must match the oracle's")).append(",\n");
+        s.append("  \"cases\": [\n");
+        for (int i = 0; i < cases.size(); i++) {
+            Entry e = cases.get(i);
+            s.append("    {\"id\": ").append(JsonTrees.quote(e.id())).append(", \"claim\": ").append(JsonTrees.quote(e.claim()))
+                    .append(", \"kind\": ").append(JsonTrees.quote(e.kind())).append(", \"dtype\": ")
+                    .append(JsonTrees.quote(e.dtype())).append(", \"seed\": ").append(e.seed()).append(", \"case\": ")
+                    .append(JsonTrees.quote(e.caseFile())).append(", \"output_shape\": ").append(CaseSpec.ints(e.outputShape()))
+                    .append(", \"description\": ").append(JsonTrees.quote(e.description())).append('}')
+                    .append(i + 1 < cases.size() ? ",\n" : "\n");
+        }
+        s.append("  ],\n  \"checks\": [\n");
+        for (int i = 0; i < checks.size(); i++) {
+            CheckSpec c = checks.get(i);
+            s.append("    {\"id\": ").append(JsonTrees.quote(c.id())).append(", \"claim\": ").append(JsonTrees.quote(c.claim()))
+                    .append(", \"type\": ").append(JsonTrees.quote(c.type())).append(", \"expect\": ")
+                    .append(JsonTrees.quote(c.expect())).append(", \"a\": ").append(sel(c.a()));
+            if (c.b() != null) {
+                s.append(", \"b\": ").append(sel(c.b()));
+            }
+            if (c.against() != null) {
+                s.append(", \"against\": ").append(JsonTrees.quote(c.against()));
+            }
+            s.append(", \"note\": ").append(JsonTrees.quote(c.note())).append('}').append(i + 1 < checks.size() ? ",\n" : "\n");
+        }
+        s.append("  ]\n}\n");
+        return s.toString();
+    }
+
+    private static String sel(CheckSpec.Sel x) {
+        StringBuilder s = new StringBuilder("{\"case\": ").append(JsonTrees.quote(x.caseId()));
+        if (x.b0() >= 0) {
+            s.append(", \"b\": [").append(x.b0()).append(", ").append(x.b1()).append(']');
+        }
+        if (x.r0() >= 0) {
+            s.append(", \"r\": [").append(x.r0()).append(", ").append(x.r1()).append(']');
+        }
+        return s.append('}').toString();
+    }
+
+    /**
+     * Reads {@code dir/manifest.json}.
+     *
+     * @throws CaseException naming the manifest and the field at fault
+     */
+    public static Manifest read(Path dir) {
+        Path file = dir.resolve(FILE);
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new CaseException(file, null, "no manifest: is " + dir + " a corpus (attnproof corpus export)?");
+        } catch (IOException e) {
+            throw new CaseException(file, null, "cannot read: " + e);
+        }
+        Map<String, Object> root;
+        try {
+            root = JsonTrees.parseObject(text);
+        } catch (IllegalArgumentException e) {
+            throw new CaseException(file, null, "malformed JSON: " + e.getMessage());
+        }
+        if (!FORMAT.equals(root.get("format"))) {
+            throw new CaseException(file, "format", root.get("format") + " must be " + FORMAT);
+        }
+        List<Entry> cases = new ArrayList<>();
+        Map<String, Entry> byId = new LinkedHashMap<>();
+        for (Object o : list(file, root, "cases")) {
+            Map<String, Object> m = map(file, o, "cases[]");
+            int[] shape = ints(file, m.get("output_shape"), "cases[].output_shape");
+            Entry e = new Entry(str(file, m, "id"), str(file, m, "claim"), str(file, m, "kind"), str(file, m, "dtype"),
+                    ((Double) m.getOrDefault("seed", 0.0)).longValue(), str(file, m, "case"), shape,
+                    String.valueOf(m.getOrDefault("description", "")));
+            if (byId.put(e.id(), e) != null) {
+                throw new CaseException(file, "cases", "case id " + e.id() + " appears twice");
+            }
+            cases.add(e);
+        }
+        List<CheckSpec> checks = new ArrayList<>();
+        for (Object o : list(file, root, "checks")) {
+            Map<String, Object> m = map(file, o, "checks[]");
+            String type = str(file, m, "type");
+            if (!List.of("oracle", "same-bits", "same-within-rule", "degenerate").contains(type)) {
+                throw new CaseException(file, "checks[].type", type + " must be oracle, same-bits, same-within-rule or"
+                        + " degenerate");
+            }
+            String expect = str(file, m, "expect");
+            if (!expect.equals("pass") && !expect.equals("fail")) {
+                throw new CaseException(file, "checks[].expect", expect + " must be pass or fail");
+            }
+            CheckSpec.Sel a = sel(file, m.get("a"), byId);
+            CheckSpec.Sel b = m.get("b") == null ? null : sel(file, m.get("b"), byId);
+            if (type.startsWith("same") && b == null) {
+                throw new CaseException(file, "checks[].b", "a " + type + " check names two outputs, a and b");
+            }
+            String against = m.get("against") == null ? null : String.valueOf(m.get("against"));
+            if (against != null && !byId.containsKey(against)) {
+                throw new CaseException(file, "checks[].against", against + " is not a case of the manifest");
+            }
+            checks.add(new CheckSpec(str(file, m, "id"), str(file, m, "claim"), type, expect, a, b, against,
+                    String.valueOf(m.getOrDefault("note", ""))));
+        }
+        Object seed = root.get("seed");
+        return new Manifest(seed instanceof Double d ? d.longValue() : 0L, String.valueOf(root.get("scale")),
+                List.copyOf(cases), List.copyOf(checks));
+    }
+
+    private static CheckSpec.Sel sel(Path file, Object o, Map<String, Entry> byId) {
+        Map<String, Object> m = map(file, o, "checks[].a|b");
+        String id = str(file, m, "case");
+        if (!byId.containsKey(id)) {
+            throw new CaseException(file, "checks[].case", id + " is not a case of the manifest");
+        }
+        int[] b = m.get("b") == null ? new int[] {-1, -1} : ints(file, m.get("b"), "checks[].b");
+        int[] r = m.get("r") == null ? new int[] {-1, -1} : ints(file, m.get("r"), "checks[].r");
+        return new CheckSpec.Sel(id, b[0], b[1], r[0], r[1]);
+    }
+
+    private static List<?> list(Path file, Map<String, Object> root, String key) {
+        if (!(root.get(key) instanceof List<?> l)) {
+            throw new CaseException(file, key, "missing or not an array");
+        }
+        return l;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Path file, Object o, String field) {
+        if (!(o instanceof Map<?, ?> m)) {
+            throw new CaseException(file, field, "must be an object");
+        }
+        return (Map<String, Object>) m;
+    }
+
+    private static String str(Path file, Map<String, Object> m, String key) {
+        if (!(m.get(key) instanceof String s) || s.isBlank()) {
+            throw new CaseException(file, key, "missing or not a string");
+        }
+        return s;
+    }
+
+    private static int[] ints(Path file, Object o, String field) {
+        if (!(o instanceof List<?> l)) {
+            throw new CaseException(file, field, "must be an array of integers");
+        }
+        int[] out = new int[l.size()];
+        for (int i = 0; i < out.length; i++) {
+            if (!(l.get(i) instanceof Double d) || d != Math.rint(d)) {
+                throw new CaseException(file, field, "entry " + i + " = " + l.get(i) + " must be an integer");
+            }
+            out[i] = d.intValue();
+        }
+        return out;
+    }
+}

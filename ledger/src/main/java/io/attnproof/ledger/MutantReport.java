@@ -1,0 +1,308 @@
+package io.attnproof.ledger;
+
+import io.attnproof.fixtures.json.JsonTrees;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The mutant campaign's results ({@code mutants/target/mutants/results.json}): an array of
+ * {@code {id, claims, breaks, origin, status: killed|survived|stale|timeout, killers: [{test, message}],
+ * values: [{claim, metric, test, fix: {value, limit, passed}, mutant: {value, limit, passed}, margin}], seconds}}.
+ * A kill's margin is observed ÷ allowed on its decisive value (the largest margin among the values the mutant
+ * failed); kills below {@link #FLAG_BELOW} are flagged.
+ */
+public record MutantReport(Path file, List<Mutant> mutants) {
+    /** Kills with a margin below this are flagged. */
+    public static final double FLAG_BELOW = 2.0;
+
+    /** One side (fix or mutant) of a measured value. */
+    public record Side(double value, double limit, boolean passed) {
+        String text() {
+            return Fmt.num(value) + " vs " + Fmt.num(limit) + (passed ? " ✓" : " ✗");
+        }
+    }
+
+    /** One evidence value measured with the fix and with the mutant; {@code kind} is check, control or degeneracy. */
+    public record Value(String claim, String kind, String metric, String test, Side fix, Side mutant, double margin) {
+        /** A failing check or control line: a claim's own teeth (a degeneracy line or an exception is not). */
+        public boolean decisive() {
+            return (kind.equals("check") || kind.equals("control")) && mutant != null && !mutant.passed()
+                    && !Double.isNaN(margin);
+        }
+
+        /** "U5 max_abs_err: fix 3.7e-06 vs 7.9e-06 ✓ → mutant 0.21 vs 7.9e-06 ✗ (2.7e+04×)". */
+        public String text() {
+            return claim + " " + metric + ": fix " + (fix == null ? "—" : fix.text()) + " → mutant "
+                    + (mutant == null ? "—" : mutant.text()) + (Double.isNaN(margin) ? "" : " (" + Fmt.times(margin) + ")");
+        }
+    }
+
+    /** A failing test of a killed mutant. */
+    public record Killer(String test, String message) {
+    }
+
+    /**
+     * One curated mutant's result; {@code patch} is its patch file relative to the repository root, {@code source}
+     * the first line it changes ({@link PatchLine}: {@code path:line} relative to the root), null when the patch
+     * could not be read ({@code sourceNote} says why).
+     */
+    public record Mutant(String id, List<String> claims, String breaks, String origin, String status,
+            List<Killer> killers, List<Value> values, double seconds, String patch, String source,
+            String sourceNote) {
+
+        public boolean killed() {
+            return status.equals("killed");
+        }
+
+        /**
+         * The decisive kill: the failing check or control line of one of the mutant's claims with the largest
+         * margin; null when it failed none (killed only by a degeneracy line or an exception elsewhere).
+         */
+        public Value decisive() {
+            Value best = null;
+            for (Value v : values) {
+                if (v.decisive() && claims.contains(v.claim()) && (best == null || v.margin() > best.margin())) {
+                    best = v;
+                }
+            }
+            return best;
+        }
+
+        /** The kill margin: the decisive line's observed ÷ allowed; NaN without a decisive line. */
+        public double killMargin() {
+            Value d = decisive();
+            return d == null ? Double.NaN : d.margin();
+        }
+
+        /** Killed without a decisive check line, or with a decisive margin below {@link #FLAG_BELOW}. */
+        public boolean flagged() {
+            double m = killMargin();
+            return killed() && (Double.isNaN(m) || m < FLAG_BELOW);
+        }
+
+        /** The strongest failing check or control line of {@code claim} (any claim its tests record), or null. */
+        public Value strongest(String claim) {
+            Value best = null;
+            for (Value v : values) {
+                if (v.decisive() && v.claim().equals(claim) && (best == null || v.margin() > best.margin())) {
+                    best = v;
+                }
+            }
+            return best;
+        }
+    }
+
+    /**
+     * The claim × mutant kill matrix: for each claim, the killed mutants with a failing check or control line of
+     * that claim and that line's margin; a claim has teeth when one such margin is at least {@link #FLAG_BELOW}.
+     */
+    public Map<String, Map<String, Double>> killMatrix() {
+        Map<String, Map<String, Double>> matrix = new java.util.TreeMap<>(ClaimRow::compareClaims);
+        for (Mutant m : mutants) {
+            if (!m.killed()) {
+                continue;
+            }
+            for (Value v : m.values()) {
+                Value best = v.decisive() ? m.strongest(v.claim()) : null;
+                if (best != null) {
+                    matrix.computeIfAbsent(v.claim(), k -> new java.util.TreeMap<>()).put(m.id(), best.margin());
+                }
+            }
+        }
+        return matrix;
+    }
+
+    /**
+     * Catalog claims no curated mutant has decisively killed with a margin of at least {@link #FLAG_BELOW}; the
+     * P family (performance, judged by the bench, not by a mutant) is left out.
+     */
+    public List<String> claimsWithoutTeeth() {
+        Map<String, Map<String, Double>> matrix = killMatrix();
+        List<String> out = new ArrayList<>();
+        for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
+            if (id.name().startsWith("P")) {
+                continue;
+            }
+            boolean teeth = matrix.getOrDefault(id.name(), Map.of()).values().stream().anyMatch(x -> x >= FLAG_BELOW);
+            if (!teeth) {
+                out.add(id.name());
+            }
+        }
+        return out;
+    }
+
+    /** The mutants by id. */
+    public Map<String, Mutant> byId() {
+        Map<String, Mutant> out = new java.util.LinkedHashMap<>();
+        mutants.forEach(m -> out.put(m.id(), m));
+        return out;
+    }
+
+    /**
+     * Reads {@code file}, finding each mutant's patch under the repository whose results it is
+     * ({@code ROOT/mutants/target/mutants/results.json}: {@code ROOT}; a file elsewhere: the working directory).
+     */
+    public static MutantReport read(Path file) throws IOException {
+        Path abs = file.toAbsolutePath().normalize();
+        Path root = Path.of("");
+        if (abs.endsWith(Ledger.MUTANTS)) {
+            root = abs;
+            for (int i = 0; i < Ledger.MUTANTS.getNameCount(); i++) {
+                root = root.getParent();
+            }
+        }
+        return read(file, root);
+    }
+
+    /**
+     * Reads {@code file}; each mutant's patch ({@code "patch"} of its entry, else {@code mutants/catalog/<id>.patch})
+     * is resolved against {@code root}.
+     *
+     * @throws IllegalArgumentException naming the file and the entry for malformed content
+     * @throws IOException when the file cannot be read
+     */
+    public static MutantReport read(Path file, Path root) throws IOException {
+        Object parsed;
+        try {
+            parsed = JsonTrees.parse(Files.readString(file, StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": malformed JSON: " + e.getMessage(), e);
+        }
+        if (!(parsed instanceof List<?> entries)) {
+            throw new IllegalArgumentException(file + ": must be a JSON array of mutant results");
+        }
+        List<Mutant> mutants = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            try {
+                mutants.add(mutant(entries.get(i), root));
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw new IllegalArgumentException(file + ": entry " + i + ": " + e.getMessage(), e);
+            }
+        }
+        mutants.sort(Comparator.comparing(Mutant::id));
+        return new MutantReport(file, List.copyOf(mutants));
+    }
+
+    /** Counts by status, the smallest kill margin and the flagged kills, in one line. */
+    public String summary() {
+        long killed = count("killed");
+        StringBuilder s = new StringBuilder("mutants: ").append(killed).append(" of ").append(mutants.size())
+                .append(" killed");
+        List<String> others = new ArrayList<>();
+        for (String status : List.of("survived", "stale", "timeout")) {
+            long n = count(status);
+            if (n > 0) {
+                others.add(n + " " + status);
+            }
+        }
+        long unknown = mutants.size() - killed - count("survived") - count("stale") - count("timeout");
+        if (unknown > 0) {
+            others.add(unknown + " with another status");
+        }
+        if (!others.isEmpty()) {
+            s.append(" (").append(String.join(", ", others)).append(')');
+        }
+        Mutant smallest = mutants.stream().filter(m -> m.killed() && !Double.isNaN(m.killMargin()))
+                .min(Comparator.comparingDouble(Mutant::killMargin)).orElse(null);
+        if (smallest != null) {
+            s.append(String.format(Locale.ROOT, "; smallest kill margin %s (%s)", Fmt.times(smallest.killMargin()),
+                    smallest.id()));
+        }
+        long flagged = mutants.stream().filter(Mutant::flagged).count();
+        s.append("; ").append(flagged).append(flagged == 1 ? " kill" : " kills").append(" below ")
+                .append(Fmt.times(FLAG_BELOW)).append(" or without a decisive check line");
+        List<String> toothless = claimsWithoutTeeth();
+        s.append("; claims without teeth: ").append(toothless.isEmpty() ? "none" : String.join(", ", toothless));
+        return s.toString();
+    }
+
+    public long count(String status) {
+        return mutants.stream().filter(m -> m.status().equals(status)).count();
+    }
+
+    private static Mutant mutant(Object entry, Path root) {
+        if (!(entry instanceof Map<?, ?> m)) {
+            throw new IllegalArgumentException("must be an object");
+        }
+        String id = string(m, "id", true);
+        List<String> claims = new ArrayList<>();
+        if (m.get("claims") instanceof List<?> cs) {
+            for (Object c : cs) {
+                claims.add(String.valueOf(c));
+            }
+        } else if (m.get("claims") instanceof String c) {
+            claims.add(c);
+        }
+        String status = string(m, "status", true).toLowerCase(Locale.ROOT);
+        List<Killer> killers = new ArrayList<>();
+        if (m.get("killers") instanceof List<?> ks) {
+            for (Object k : ks) {
+                if (k instanceof Map<?, ?> km) {
+                    killers.add(new Killer(string(km, "test", false), string(km, "message", false)));
+                }
+            }
+        }
+        List<Value> values = new ArrayList<>();
+        if (m.get("values") instanceof List<?> vs) {
+            for (Object v : vs) {
+                if (v instanceof Map<?, ?> vm) {
+                    values.add(new Value(string(vm, "claim", false), string(vm, "kind", false),
+                            string(vm, "metric", false),
+                            string(vm, "test", false), side(vm.get("fix")), side(vm.get("mutant")),
+                            number(vm.get("margin"))));
+                }
+            }
+        }
+        String patch = string(m, "patch", false);
+        if (patch.isEmpty()) {
+            patch = "mutants/catalog/" + id + ".patch";
+        }
+        String source = null;
+        String sourceNote;
+        Path patchFile = root.resolve(patch);
+        if (!Files.isRegularFile(patchFile)) {
+            sourceNote = "no patch at " + patch;
+        } else {
+            try {
+                source = PatchLine.of(patchFile, root);
+                sourceNote = "first changed line of " + patch;
+            } catch (IOException | IllegalArgumentException e) {
+                sourceNote = "patch unreadable: " + e.getMessage();
+            }
+        }
+        return new Mutant(id, List.copyOf(claims), string(m, "breaks", false), string(m, "origin", false), status,
+                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")), patch, source, sourceNote);
+    }
+
+    private static Side side(Object o) {
+        if (!(o instanceof Map<?, ?> s)) {
+            return null;
+        }
+        return new Side(number(s.get("value")), number(s.get("limit")), Boolean.TRUE.equals(s.get("passed")));
+    }
+
+    private static double number(Object o) {
+        if (o == null) {
+            return Double.NaN;
+        }
+        return JsonTrees.toDouble(o);
+    }
+
+    private static String string(Map<?, ?> m, String key, boolean required) {
+        Object v = m.get(key);
+        if (v == null) {
+            if (required) {
+                throw new IllegalArgumentException("\"" + key + "\" is missing");
+            }
+            return "";
+        }
+        return v.toString();
+    }
+}

@@ -1,0 +1,109 @@
+package io.attnproof.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** PIT's report with the triage: open mutations grouped by class, each with its verdict or flagged untriaged. */
+class PitReportTest {
+    @TempDir
+    Path dir;
+
+    private Path report() throws IOException {
+        Path xml = dir.resolve(Ledger.PIT);
+        Files.createDirectories(xml.getParent());
+        try (InputStream in = PitReportTest.class.getResourceAsStream("/ledger/pit-mutations.xml")) {
+            Files.copy(in, xml);
+        }
+        return xml;
+    }
+
+    private void triage(String... rows) throws IOException {
+        Path csv = dir.resolve(PitReport.TRIAGE);
+        Files.createDirectories(csv.getParent());
+        Files.writeString(csv, String.join(",", PitReport.TRIAGE_COLUMNS) + "\n" + String.join("\n", rows) + "\n");
+    }
+
+    @Test
+    void withoutTriageEveryOpenMutationIsFlagged() throws IOException {
+        PitReport p = PitReport.read(report());
+        assertNull(p.triageFile());
+        assertEquals(2, p.open().size());
+        assertEquals(2, p.untriaged().size());
+        assertEquals("triage (no pit/triage.csv): 2 open mutations (survived or no coverage), 0 triaged, 2 untriaged ⚑",
+                p.triageNote());
+        assertTrue(p.markdown().contains("⚑ [`system-under-test/src/main/java/io/attnproof/attention/mask/"
+                + "UnionMaskMemo.java:61`](../../../system-under-test/src/main/java/io/attnproof/attention/mask/"
+                + "UnionMaskMemo.java#L61) get ConditionalsBoundaryMutator (SURVIVED)"), p.markdown());
+    }
+
+    @Test
+    void rowsGiveVerdictsAndAKilledNowRowThatDidNotKillStaysFlagged() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                        + " boundary,equivalent,\"at i == n the loop body is empty, so < and <= agree\"",
+                "io.attnproof.attention.tensor.Device,metal,()V,NullReturnValsMutator,1,replaced return value with null,"
+                        + "killed-now,DeviceTest kills it",
+                "io.attnproof.attention.tensor.Tensor,cat,()V,IncrementsMutator,1,Changed increment from 1 to -1,"
+                        + "accepted,gone since");
+        PitReport p = PitReport.read(xml);
+        assertEquals(dir.resolve(PitReport.TRIAGE), p.triageFile());
+        assertEquals(Map.of("equivalent", 1, "untriaged", 1), p.verdictCounts());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device"), p.untriaged().stream()
+                .map(PitReport.Open::clazz).toList());
+        assertEquals(1, p.staleTriageRows(), "the accepted row matches no open mutation");
+        assertEquals("io.attnproof.attention.tensor.Tensor", p.staleRows().getFirst().clazz());
+        assertTrue(p.triageNote().startsWith("triage (pit/triage.csv): 2 open mutations (survived or no coverage),"
+                + " 1 triaged (equivalent 1), 1 untriaged ⚑; 1 stale triage rows"), p.triageNote());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
+                List.copyOf(p.byClass().keySet()), "classes with untriaged mutations first");
+        String md = p.markdown();
+        assertTrue(md.contains("**equivalent**: at i == n the loop body is empty, so < and <= agree"), md);
+        assertTrue(md.contains("**untriaged** (triaged killed-now, still NO_COVERAGE)"), md);
+        assertTrue(p.html().contains("<a class=\"src\" href=\"../../../system-under-test/src/main/java/io/attnproof/"
+                + "attention/tensor/Device.java#L28\" title=\"system-under-test/src/main/java/io/attnproof/attention/"
+                + "tensor/Device.java:28\"><code>system-under-test/src/main/java/io/attnproof/attention/tensor/"
+                + "Device.java:28</code></a> metal NullReturnValsMutator (NO_COVERAGE)"), p.html());
+        assertEquals("untriaged", p.openJson().getFirst().get("verdict").equals("equivalent")
+                ? p.openJson().get(1).get("verdict") : p.openJson().getFirst().get("verdict"));
+    }
+
+    @Test
+    void aMalformedRowNamesFileAndLine() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                + " boundary,fine,because");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml));
+        assertTrue(e.getMessage().contains("triage.csv:2: a row is class,method,descriptor,mutator,index,description,"
+                + "verdict,reason"), e.getMessage());
+    }
+
+    @Test
+    void aRowIsKeyedByItsMutationNotItsLineAndARowOfNoMutationIsStale() throws IOException {
+        Path xml = report();
+        // The same mutation as in the report but on another line: the row still settles it.
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                        + " boundary,equivalent,same bits",
+                "io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,4,changed conditional"
+                        + " boundary,equivalent,another index: no such mutation",
+                "io.attnproof.attention.tensor.Device,metal,()V,NullReturnValsMutator,1,replaced return value with null,"
+                        + "accepted,a lane's name");
+        PitReport p = PitReport.read(xml);
+        assertEquals(List.of(), p.untriaged());
+        assertEquals(List.of("4"), p.staleRows().stream().map(PitReport.Row::index).toList());
+        Path old = dir.resolve("old.csv");
+        Files.writeString(old, "class,method,line,mutator,verdict,reason\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml, old));
+        assertTrue(e.getMessage().contains("old.csv:1: the header must be class,method,descriptor"), e.getMessage());
+    }
+}
