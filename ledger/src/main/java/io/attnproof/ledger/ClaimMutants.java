@@ -312,4 +312,21 @@ public record ClaimMutants(String claim, String sentence, List<String> tests, Li
         out.add(simple.substring(simple.lastIndexOf('$') + 1));
         return List.copyOf(out);
     }
+
+    /** What the section shows and how it joins, stated once above it. */
+    static String intro(List<ClaimMutants> claims, PitReport pit) {
+        String coverage = claims.isEmpty() ? "no PIT report" : claims.getFirst().coverage();
+        String attributed = pit == null ? "" : " Of PIT's " + pit.killed() + " killed mutations, "
+                + ClaimMutants.attributed(claims) + " are killed by a claim's test; the others by tests that record no"
+                + " evidence, or without a killing test (timed out, memory or run error).";
+        return "Per catalog claim: the curated mutants that fail one of its check or control lines (the kill matrix's"
+                + " row; decisive: the mutant's decisive line is this claim's; ⚑ below "
+                + Fmt.times(MutantReport.FLAG_BELOW) + "), the PIT mutations its tests kill (its tests: the distinct"
+                + " Class#method of its evidence lines; a kill: PIT's killing test is one of them), and the open PIT"
+                + " mutations (survived or no coverage) of the classes its tests cover, with their triage verdict"
+                + " (⚑ untriaged). Covered classes from: " + coverage + ". Each entry links to its source line"
+                + " (path:line from the repository root; a curated mutant: the first line its patch changes)."
+                + attributed;
+    }
+
 }

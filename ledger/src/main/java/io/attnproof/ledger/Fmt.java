@@ -111,4 +111,9 @@ public final class Fmt {
         String flat = s.replace("\r", " ").replace('\n', ' ');
         return flat.length() <= max ? flat : flat.substring(0, Math.max(0, max - 1)) + "…";
     }
+
+    /** The simple name of a class name ({@code a.b.C} -> {@code C}). */
+    static String simpleName(String clazz) {
+        return clazz.substring(clazz.lastIndexOf('.') + 1);
+    }
 }

@@ -3,7 +3,6 @@ package io.attnproof.ledger;
 import io.attnproof.fixtures.evidence.EvidenceLine;
 
 import io.attnproof.fixtures.claim.ClaimId;
-import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -195,67 +195,6 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         return out;
     }
 
-    /** The PIT section's triage as Markdown: the note, then per class its open mutations with verdict or ⚑. */
-    public String markdown() {
-        StringBuilder md = new StringBuilder(Fmt.md(triageNote())).append("\n\n");
-        for (Map.Entry<String, List<Open>> e : byClass().entrySet()) {
-            long u = e.getValue().stream().filter(o -> !o.triaged()).count();
-            md.append("### ").append(Fmt.md(e.getKey())).append(" — ").append(e.getValue().size()).append(" open")
-                    .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("\n\n");
-            for (Open o : e.getValue()) {
-                md.append("- ").append(o.triaged() ? "" : "⚑ ").append(Fmt.sourceMd(o.source())).append(' ')
-                        .append(Fmt.md(o.method() + " " + o.mutator() + " (" + o.status() + ") — " + o.description()))
-                        .append(" — ").append(o.triaged() ? "**" + o.verdict() + "**: " + Fmt.md(o.reason())
-                                : o.verdict() == null ? "**untriaged**" : "**untriaged** (triaged killed-now, still "
-                                        + o.status() + ")")
-                        .append('\n');
-            }
-            md.append('\n');
-        }
-        return md.toString();
-    }
-
-    /** The same as HTML: one {@code <details>} per class, open when it holds an untriaged mutation. */
-    public String html() {
-        StringBuilder h = new StringBuilder("<p>").append(Fmt.html(triageNote())).append("</p>\n");
-        for (Map.Entry<String, List<Open>> e : byClass().entrySet()) {
-            long u = e.getValue().stream().filter(o -> !o.triaged()).count();
-            h.append("<details").append(u == 0 ? "" : " open").append("><summary><code>").append(Fmt.html(e.getKey()))
-                    .append("</code> — ").append(e.getValue().size()).append(" open")
-                    .append(u == 0 ? "" : ", " + u + " untriaged ⚑").append("</summary>\n<ul>\n");
-            for (Open o : e.getValue()) {
-                h.append("<li>").append(o.triaged() ? "" : "⚑ ").append(Fmt.sourceHtml(o.source())).append(' ')
-                        .append(Fmt.html(o.method() + " " + o.mutator() + " (" + o.status() + ") — " + o.description()))
-                        .append(" — ").append(o.triaged() ? "<b>" + Fmt.html(o.verdict()) + "</b>: "
-                                + Fmt.html(o.reason()) : "<b>untriaged</b>"
-                                + (o.verdict() == null ? "" : " (triaged killed-now, still " + o.status() + ")"))
-                        .append("</li>\n");
-            }
-            h.append("</ul></details>\n");
-        }
-        return h.toString();
-    }
-
-    /** The triage as JSON-ready maps (one per open mutation). */
-    public List<Map<String, Object>> openJson() {
-        return open.stream().map(PitReport::json).toList();
-    }
-
-    /** One open mutation as a JSON-ready map, its verdict "untriaged" when no row settles it. */
-    static Map<String, Object> json(Open o) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("class", o.clazz());
-        m.put("method", o.method());
-        m.put("line", o.line());
-        m.put("source", o.source());
-        m.put("mutator", o.mutator());
-        m.put("status", o.status());
-        m.put("description", o.description());
-        m.put("verdict", o.triaged() ? o.verdict() : "untriaged");
-        m.put("reason", o.triaged() ? o.reason() : null);
-        return m;
-    }
-
     /**
      * The test names of one {@code <killingTest>}, {@code <killingTests>}, {@code <succeedingTests>} or
      * {@code <coveringTests>} element: PIT separates several by {@code |}; an absent or empty element has none.

@@ -386,11 +386,11 @@ class ClaimMutantsTest {
     @Test
     void withoutCampaignOrPitEachClaimSaysNotRunRatherThanNone() {
         Ledger l = Ledger.build(LedgerFixture.root(dir, false, false), List.of());
-        String md = LedgerWriter.markdown(l);
+        String md = MarkdownLedger.ledger(l);
         String u5 = md.substring(md.indexOf("### U5 — "), md.indexOf("### U6 — "));
         assertTrue(u5.contains("- tests (1): `UnionOracleTest#matches`\n- curated mutants it kills: not run (no "
                 + Ledger.MUTANTS + ")\n- PIT: not run (no " + Ledger.PIT + ")"), u5);
-        String html = LedgerWriter.html(l);
+        String html = HtmlLedger.ledger(l);
         assertTrue(html.contains("<p class=\"pit\">PIT: not run (no " + Ledger.PIT + ")</p>"), html);
     }
 
@@ -434,7 +434,7 @@ class ClaimMutantsTest {
         assertTrue(u4.coveredClasses().contains("io.attnproof.attention.mask.CallerMasks"), u4.coveredClasses().toString());
         assertEquals(0, claims.stream().filter(c -> !c.claim().equals("U4") && !c.claim().equals("R9"))
                 .mapToInt(c -> c.pitKilled().size()).sum(), "claims without tests are credited nothing");
-        String html = ClaimMutantsWriter.html(claims, pit, null);
+        String html = HtmlLedger.perClaim(claims, pit, null);
         assertEquals(u4Expected + r9Expected + claims.stream().mapToInt(c -> c.open().size()).sum(),
                 count(html, "<li") , "one list entry per kill and per covered open mutation");
     }

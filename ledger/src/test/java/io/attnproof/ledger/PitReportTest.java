@@ -42,9 +42,9 @@ class PitReportTest {
         assertEquals(2, p.untriaged().size());
         assertEquals("triage (no pit/triage.csv): 2 open mutations (survived or no coverage), 0 triaged, 2 untriaged ⚑",
                 p.triageNote());
-        assertTrue(p.markdown().contains("⚑ [`system-under-test/src/main/java/io/attnproof/attention/mask/"
+        assertTrue(MarkdownLedger.pit(p).contains("⚑ [`system-under-test/src/main/java/io/attnproof/attention/mask/"
                 + "UnionMaskMemo.java:61`](../../../system-under-test/src/main/java/io/attnproof/attention/mask/"
-                + "UnionMaskMemo.java#L61) get ConditionalsBoundaryMutator (SURVIVED)"), p.markdown());
+                + "UnionMaskMemo.java#L61) get ConditionalsBoundaryMutator (SURVIVED)"), MarkdownLedger.pit(p));
     }
 
     @Test
@@ -67,15 +67,15 @@ class PitReportTest {
                 + " 1 triaged (equivalent 1), 1 untriaged ⚑; 1 stale triage rows"), p.triageNote());
         assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
                 List.copyOf(p.byClass().keySet()), "classes with untriaged mutations first");
-        String md = p.markdown();
+        String md = MarkdownLedger.pit(p);
         assertTrue(md.contains("**equivalent**: at i == n the loop body is empty, so < and <= agree"), md);
         assertTrue(md.contains("**untriaged** (triaged killed-now, still NO_COVERAGE)"), md);
-        assertTrue(p.html().contains("<a class=\"src\" href=\"../../../system-under-test/src/main/java/io/attnproof/"
+        assertTrue(HtmlLedger.pit(p).contains("<a class=\"src\" href=\"../../../system-under-test/src/main/java/io/attnproof/"
                 + "attention/tensor/Device.java#L28\" title=\"system-under-test/src/main/java/io/attnproof/attention/"
                 + "tensor/Device.java:28\"><code>system-under-test/src/main/java/io/attnproof/attention/tensor/"
-                + "Device.java:28</code></a> metal NullReturnValsMutator (NO_COVERAGE)"), p.html());
-        assertEquals("untriaged", p.openJson().getFirst().get("verdict").equals("equivalent")
-                ? p.openJson().get(1).get("verdict") : p.openJson().getFirst().get("verdict"));
+                + "Device.java:28</code></a> metal NullReturnValsMutator (NO_COVERAGE)"), HtmlLedger.pit(p));
+        assertEquals("untriaged", JsonLedger.open(p).getFirst().get("verdict").equals("equivalent")
+                ? JsonLedger.open(p).get(1).get("verdict") : JsonLedger.open(p).getFirst().get("verdict"));
     }
 
     @Test
