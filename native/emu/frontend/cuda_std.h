@@ -197,18 +197,18 @@ cudaError_t cuda_launch(const char* kernel, const void* fn, G grid_in, B block_i
 }  // namespace emu
 
 extern "C" {
-ATTNPROOF_EXPORT inline cudaError_t cudaGetLastError() {
+ATTNPROOF_EXPORT cudaError_t cudaGetLastError() {
     emu::CudaRuntime& r = emu::runtime();
     std::lock_guard<std::mutex> lock(r.mu);
     cudaError_t e = r.last;
     r.last = cudaSuccess;
     return e;
 }
-ATTNPROOF_EXPORT inline cudaError_t cudaPeekAtLastError() {
+ATTNPROOF_EXPORT cudaError_t cudaPeekAtLastError() {
     std::lock_guard<std::mutex> lock(emu::runtime().mu);
     return emu::runtime().last;
 }
-ATTNPROOF_EXPORT inline const char* cudaGetErrorString(cudaError_t e) {
+ATTNPROOF_EXPORT const char* cudaGetErrorString(cudaError_t e) {
     switch (e) {
         case cudaSuccess: return "no error";
         case cudaErrorInvalidValue: return "invalid argument";
@@ -220,8 +220,8 @@ ATTNPROOF_EXPORT inline const char* cudaGetErrorString(cudaError_t e) {
     return "unrecognized error code";
 }
 // The emulator's report of the last failed launch (the fault, race or deadlock, with kernel, block and thread).
-ATTNPROOF_EXPORT inline const char* attnproof_cuda_last_message() { return emu::runtime().message.c_str(); }
-ATTNPROOF_EXPORT inline cudaError_t cudaMalloc(void** p, std::size_t bytes) {
+ATTNPROOF_EXPORT const char* attnproof_cuda_last_message() { return emu::runtime().message.c_str(); }
+ATTNPROOF_EXPORT cudaError_t cudaMalloc(void** p, std::size_t bytes) {
     if (p == nullptr) return emu::set_last(cudaErrorInvalidValue, "cudaMalloc: devPtr is null");
     void* m = std::calloc(bytes == 0 ? 1 : bytes, 1);
     if (m == nullptr) return emu::set_last(cudaErrorMemoryAllocation, "cudaMalloc: out of memory");
@@ -231,7 +231,7 @@ ATTNPROOF_EXPORT inline cudaError_t cudaMalloc(void** p, std::size_t bytes) {
     *p = m;
     return cudaSuccess;
 }
-ATTNPROOF_EXPORT inline cudaError_t cudaFree(void* p) {
+ATTNPROOF_EXPORT cudaError_t cudaFree(void* p) {
     if (p == nullptr) return cudaSuccess;
     emu::CudaRuntime& r = emu::runtime();
     {
@@ -245,17 +245,17 @@ ATTNPROOF_EXPORT inline cudaError_t cudaFree(void* p) {
     std::free(p);
     return cudaSuccess;
 }
-ATTNPROOF_EXPORT inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t n, cudaMemcpyKind) {
+ATTNPROOF_EXPORT cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t n, cudaMemcpyKind) {
     if (n > 0 && (dst == nullptr || src == nullptr)) return emu::set_last(cudaErrorInvalidValue, "cudaMemcpy: null pointer");
     std::memmove(dst, src, n);
     return cudaSuccess;
 }
-ATTNPROOF_EXPORT inline cudaError_t cudaMemset(void* p, int value, std::size_t n) {
+ATTNPROOF_EXPORT cudaError_t cudaMemset(void* p, int value, std::size_t n) {
     if (n > 0 && p == nullptr) return emu::set_last(cudaErrorInvalidValue, "cudaMemset: null pointer");
     std::memset(p, value, n);
     return cudaSuccess;
 }
-ATTNPROOF_EXPORT inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+ATTNPROOF_EXPORT cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 }
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t n, cudaMemcpyKind k, cudaStream_t = nullptr) {
     return cudaMemcpy(dst, src, n, k);
