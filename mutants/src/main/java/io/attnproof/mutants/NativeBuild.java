@@ -23,7 +23,7 @@ final class NativeBuild {
     static final String DIR_PROPERTY = "attnproof.native.dir";
     /** The simple-name prefix of the claim test classes of each emulated lane. */
     private static final List<List<String>> LANE_TESTS = List.of(List.of("cuda-emu", "CudaEmu"),
-            List.of("metal-emu", "MetalEmu"));
+            List.of("metal-emu", "MetalEmu"), List.of("cuda-frontend", "Fa2Sinks"));
     /**
      * Claims whose tests are lane-neutral but read what a lane was built from: a native mutant naming one of them
      * runs these classes too (X1 compares the lanes' outputs; N3 hashes the source the lane was built from).
@@ -50,9 +50,16 @@ final class NativeBuild {
             Files.writeString(src, patched, StandardCharsets.UTF_8);
             Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
             Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
-            ProcessBuilder pb = new ProcessBuilder("bash", repoRoot.resolve("native/emu/build.sh").toString(),
-                    dir.toString(), cu.toString(), msl.toString()).redirectErrorStream(true);
+            String stem = original.getFileName().toString().replaceFirst("\\.cu$", "");
+            // A standard-dialect source: the front end's build, lib<stem>.so in the mutant's folder (its tests look
+            // there first, through attnproof.native.dir).
+            ProcessBuilder pb = lane.equals("cuda-frontend")
+                    ? new ProcessBuilder("bash", repoRoot.resolve("native/emu/frontend/build-cu.sh").toString(),
+                            src.toString(), dir.toString(), stem).redirectErrorStream(true)
+                    : new ProcessBuilder("bash", repoRoot.resolve("native/emu/build.sh").toString(),
+                            dir.toString(), cu.toString(), msl.toString()).redirectErrorStream(true);
             pb.environment().put("ATTNPROOF_EMU_ONLY", lane);
+            pb.environment().put("ATTNPROOF_FRONTEND_OPT", "1");
             Path log = dir.resolve("build.log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();

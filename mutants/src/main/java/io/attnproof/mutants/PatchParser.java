@@ -27,7 +27,9 @@ public final class PatchParser {
     public static final String SOURCE_ROOT = "system-under-test/src/main/java/";
     /** The kernel sources a native mutant may change: directory, file suffix and the emulated lane that runs it. */
     public static final List<List<String>> NATIVE_SOURCES = List.of(List.of("native/cuda/", ".cu", "cuda-emu"),
-            List.of("native/metal/", ".metal", "metal-emu"));
+            List.of("native/metal/", ".metal", "metal-emu"),
+            // Standard-dialect kernel families built through the front end (native/emu/frontend/build-cu.sh).
+            List.of("examples/kernels/cuda/", ".cu", "cuda-frontend"));
 
     /** The emulated lane that runs kernel source {@code path}, or null when it is not a kernel source. */
     public static String nativeLane(String path) {
@@ -192,7 +194,7 @@ public final class PatchParser {
             boolean java = oldPath.startsWith(SOURCE_ROOT) && oldPath.endsWith(".java") && !oldPath.contains("..");
             if (!java && nativeLane(oldPath) == null) {
                 throw new PatchFormatException(file, i + 1, "path " + oldPath + " must be a .java file under "
-                        + SOURCE_ROOT + " or a kernel source native/cuda/*.cu or native/metal/*.metal (curated"
+                        + SOURCE_ROOT + " or a kernel source native/cuda/*.cu, native/metal/*.metal or examples/kernels/cuda/*.cu (curated"
                         + " mutants change the system under test's main sources only)");
             }
             if (!seen.isEmpty() && (nativeLane(oldPath) != null || nativeLane(seen.iterator().next()) != null)) {

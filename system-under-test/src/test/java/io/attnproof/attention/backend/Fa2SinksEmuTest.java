@@ -158,7 +158,7 @@ class Fa2SinksEmuTest {
     }
 
     /** One dense call: returns [B][Hq][tq][D]; withSinks false passes a null sinks pointer. */
-    static double[][][][] runDense(Precision p, SinksProblem pr, boolean withSinks) throws Throwable {
+    static double[][][][] runDense(Evidence e, Precision p, SinksProblem pr, boolean withSinks) throws Throwable {
         int b = pr.batch(), hq = pr.queryHeads(), hkv = pr.kvHeads(), tq = pr.tq(), tk = pr.tk(), d = pr.headDim();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment q = upload(arena, p, flat(pr.q())), k = upload(arena, p, flat(pr.k()));
@@ -168,9 +168,16 @@ class Fa2SinksEmuTest {
             MethodHandle h = fn("fa2_sinks_fwd_" + suffix(p), FunctionDescriptor.of(I, A, A, A, A, A, I, I, I, I, I,
                     I, I, A));
             int rc = (int) h.invokeExact(q, k, v, s, out, b, hq, hkv, tq, tk, d, pr.window(), MemorySegment.NULL);
-            assertEquals(0, rc, () -> "fa2_sinks_fwd_" + suffix(p) + " returned " + rc + ": " + safeMessage());
+            launched(e, "fa2_sinks_fwd_" + suffix(p) + "[D=" + d + " tq=" + tq + " tk=" + tk + " sinks=" + withSinks
+                    + "]", rc);
             return shape(download(p, out, b * hq * tq * d), b, hq, tq, d);
         }
+    }
+
+    /** The launcher's cudaError_t as a check line (a fault, race or deadlock fails it; the report goes to stderr). */
+    static void launched(Evidence e, String what, int rc) throws Throwable {
+        if (rc != 0) System.err.println(what + ": cudaError " + rc + ": " + lastMessage());
+        e.checkEqual("cudaError_of_" + what, rc, 0);
     }
 
     static String safeMessage() {
@@ -218,7 +225,7 @@ class Fa2SinksEmuTest {
             SinksProblem pr = problem(seed, c.p(), c.b(), c.hq(), c.hkv(), c.tq(), c.tk(), c.d(), c.window());
             String label = "[" + suffix(c.p()) + " D=" + c.d() + " Hq/Hkv=" + c.hq() + "/" + c.hkv() + " tq=" + c.tq()
                     + " tk=" + c.tk() + " window=" + c.window() + "]";
-            judge(e, label, c.p(), pr, runDense(c.p(), pr, true), runDense(c.p(), pr, false));
+            judge(e, label, c.p(), pr, runDense(e, c.p(), pr, true), runDense(e, c.p(), pr, false));
         }
     }
 
@@ -229,13 +236,13 @@ class Fa2SinksEmuTest {
         e.seed(27_100);
         // tq 10 > tk 4: bottom-right alignment leaves rows 0..5 without a key (the sink alone: output 0).
         SinksProblem pr = problem(27_100, Precision.F32, 1, 4, 2, 10, 4, 96, 2);
-        double[][][][] got = runDense(Precision.F32, pr, true);
+        double[][][][] got = runDense(e, Precision.F32, pr, true);
         double keyless = 0;
         for (double[][][] x : got) for (double[][] y : x) for (int r = 0; r < 6; r++) for (double w : y[r]) {
             keyless = Math.max(keyless, Double.isNaN(w) ? Double.POSITIVE_INFINITY : Math.abs(w));
         }
         e.checkEqual("max_abs_output_of_rows_with_no_admitted_key", keyless, 0.0);
-        judge(e, "[f32 D=96 tq=10 tk=4 window=2]", Precision.F32, pr, got, runDense(Precision.F32, pr, false));
+        judge(e, "[f32 D=96 tq=10 tk=4 window=2]", Precision.F32, pr, got, runDense(e, Precision.F32, pr, false));
     }
 
     @Test
@@ -282,7 +289,7 @@ class Fa2SinksEmuTest {
                 int rc = (int) fn("fa2_sinks_varlen_f16", FunctionDescriptor.of(I, A, A, A, A, A, A, A, I, I, I, I,
                         I, I, A)).invokeExact(dq, dk, dv, ds, cq, ck, out, seqs.length, maxQ, hq, hkv, d, window,
                         MemorySegment.NULL);
-                assertEquals(0, rc, () -> "fa2_sinks_varlen_f16 returned " + rc + ": " + safeMessage());
+                launched(e, "fa2_sinks_varlen_f16[sinks=" + (withSinks == 1) + "]", rc);
                 runs[withSinks] = download(p, out, totalQ * hq * d);
             }
         }
@@ -322,6 +329,63 @@ class Fa2SinksEmuTest {
             int ok = (int) fn("fa2_sinks_fwd_f32", FunctionDescriptor.of(I, A, A, A, A, A, I, I, I, I, I, I, I, A))
                     .invokeExact(q, kFull, v, s, out, 1, 2, 1, 4, 8, 64, 0, MemorySegment.NULL);
             e.checkEqual("cudaError_of_the_same_launch_with_the_whole_k (control)", ok, 0);
+        }
+    }
+
+    /**
+     * N1 on this family: a launch whose warps run different numbers of keys per tile (a window, GQA 4/2) completes
+     * with no shared-memory race reported: the tile load and the warps' reads are separated by barriers on both sides.
+     * The control is the race checker's own (CheckerPathsTest); a barrier removed from this source is mutant 84.
+     */
+    @Test
+    @Claim("N1")
+    void theTileLoadsAndTheWarpsReadsAreRaceFree(Evidence ev) throws Throwable {
+        Evidence e = ev.backend("cuda-emu");
+        e.seed(27_400);
+        SinksProblem pr = problem(27_400, Precision.F32, 1, 4, 2, 9, 70, 64, 7);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment q = upload(arena, Precision.F32, flat(pr.q())), k = upload(arena, Precision.F32, flat(pr.k()));
+            MemorySegment v = upload(arena, Precision.F32, flat(pr.v())), s = upload(arena, Precision.F32, pr.sinks());
+            MemorySegment out = upload(arena, Precision.F32, new double[4 * 9 * 64]);
+            int rc = (int) fn("fa2_sinks_fwd_f32", FunctionDescriptor.of(I, A, A, A, A, A, I, I, I, I, I, I, I, A))
+                    .invokeExact(q, k, v, s, out, 1, 4, 2, 9, 70, 64, 7, MemorySegment.NULL);
+            String msg = rc == 0 ? "" : lastMessage();
+            e.checkEqual("shared_memory_races_reported[fa2_sinks_fwd_f32 D=64 tq=9 tk=70 window=7]",
+                    msg.contains("shared-memory race") ? 1 : 0, 0);
+            e.checkEqual("cudaError[fa2_sinks_fwd_f32 D=64 tq=9 tk=70 window=7]", rc, 0);
+        }
+    }
+
+    /**
+     * N4 on this family: in a varlen launch whose blocks hold warps past q_len (they skip the key loop and its
+     * shuffles), every warp still reaches every barrier of every tile: the launch completes without a named
+     * deadlock and gives the oracle's numbers (varlenPackedSequences...). A barrier moved inside the live warps'
+     * branch is mutant 87: the emulator names the deadlock; a scheduler releasing on shuffles would not.
+     */
+    @Test
+    @Claim("N4")
+    void warpsPastQLenStillReachEveryBarrier(Evidence ev) throws Throwable {
+        Evidence e = ev.backend("cuda-emu");
+        e.seed(27_500);
+        int hq = 2, hkv = 1, d = 64;
+        int[] cuQ = {0, 1, 7}, cuK = {0, 40, 75};
+        SplittableRandom rnd = new SplittableRandom(27_500);
+        double[] q = new double[7 * hq * d], kv = new double[75 * hkv * d];
+        for (int i = 0; i < q.length; i++) q[i] = (float) gaussian(rnd);
+        for (int i = 0; i < kv.length; i++) kv[i] = (float) gaussian(rnd);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment dq = upload(arena, Precision.F32, q), dk = upload(arena, Precision.F32, kv);
+            MemorySegment dv = upload(arena, Precision.F32, kv);
+            MemorySegment ds = upload(arena, Precision.F32, new double[] {0.5, -0.25});
+            MemorySegment cq = uploadInts(arena, cuQ), ck = uploadInts(arena, cuK);
+            MemorySegment out = upload(arena, Precision.F32, new double[7 * hq * d]);
+            int rc = (int) fn("fa2_sinks_varlen_f32", FunctionDescriptor.of(I, A, A, A, A, A, A, A, I, I, I, I, I, I,
+                    A)).invokeExact(dq, dk, dv, ds, cq, ck, out, 2, 6, hq, hkv, d, 0, MemorySegment.NULL);
+            String msg = rc == 0 ? "" : lastMessage();
+            if (rc != 0) System.err.println("fa2_sinks_varlen_f32: " + msg);
+            e.checkEqual("deadlocks_reported[fa2_sinks_varlen_f32 q_lens=1,6 kv_lens=40,35]",
+                    msg.contains("deadlock") ? 1 : 0, 0);
+            e.checkEqual("cudaError[fa2_sinks_varlen_f32 q_lens=1,6 kv_lens=40,35]", rc, 0);
         }
     }
 }

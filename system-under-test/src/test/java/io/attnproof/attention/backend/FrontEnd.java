@@ -63,6 +63,11 @@ final class FrontEnd {
 
     /** Builds {@code source} through build-cu.sh into target/frontend/lib{name}.so (at -O1: the tests' build). */
     static synchronized Path build(Path source, String name) throws IOException {
+        // A native mutant's own build (the mutant runner's folder, named by attnproof.native.dir) comes first.
+        String nativeDir = System.getProperty("attnproof.native.dir");
+        if (nativeDir != null && Files.isRegularFile(Path.of(nativeDir, "lib" + name + ".so"))) {
+            return Path.of(nativeDir, "lib" + name + ".so").toAbsolutePath();
+        }
         Path out = Path.of("target", "frontend").toAbsolutePath();
         Path lib = out.resolve("lib" + name + ".so");
         if (Files.exists(lib) && newerThanInputs(lib, source)) return lib;
