@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import io.attnproof.fixtures.claim.Claim;
 import io.attnproof.fixtures.evidence.Evidence;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +32,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FrontEndTest {
     static final String RESOURCES = "src/test/resources/frontend/";
 
-    @BeforeEach
     void needsTheFrontEnd() {
         assumeTrue(FrontEnd.unavailableReason() == null, () -> "SKIP: " + FrontEnd.unavailableReason());
     }
@@ -51,6 +49,7 @@ class FrontEndTest {
     })
     void aRefusedConstructFailsTheBuildNamingFileLineAndConstruct(String file, String lines, @TempDir Path tmp)
             throws Exception {
+        needsTheFrontEnd();
         String source = RESOURCES + "refused/" + file;
         FrontEnd.Result r = FrontEnd.translate(Path.of(source), tmp.resolve("out.cpp"));
         StringBuilder expected = new StringBuilder();
@@ -62,6 +61,7 @@ class FrontEndTest {
 
     @Test
     void everyRewriteIsLoggedWithItsLine(@TempDir Path tmp) throws Exception {
+        needsTheFrontEnd();
         String source = RESOURCES + "standard.cu";
         FrontEnd.Result r = FrontEnd.translate(Path.of(source), tmp.resolve("standard.cpp"));
         assertEquals(0, r.code(), r.output());
@@ -82,6 +82,7 @@ class FrontEndTest {
     @Test
     @Claim("N6")
     void aStandardSourceRunsWithADeducedLaunchAndDynamicSharedMemory(Evidence ev) throws Throwable {
+        needsTheFrontEnd();
         Evidence e = ev.backend("cuda-emu");
         Path lib = FrontEnd.build(Path.of(RESOURCES + "standard.cu").toAbsolutePath(), "frontend_standard");
         Linker linker = Linker.nativeLinker();
@@ -108,5 +109,32 @@ class FrontEndTest {
                 e.checkEqual("sum_of_1.." + n, out.get(ValueLayout.JAVA_FLOAT, 0), expected);
             }
         }
+    }
+
+    /**
+     * The same FA2 source nvcc compiles, unchanged (N6: no dialect): every kernel instantiation of the three dtypes
+     * and seven head dims is a PTX entry. SKIPs where nvcc is absent (it runs regardless of libclang).
+     */
+    @Test
+    @Claim("N6")
+    void theFa2SourceCompilesUnchangedWithNvcc(Evidence ev, @TempDir Path tmp) throws Exception {
+        Evidence e = ev.backend("cuda-emu");
+        FrontEnd.Result which;
+        try {
+            which = FrontEnd.run(List.of("nvcc", "--version"), null);
+        } catch (java.io.IOException notFound) {
+            which = new FrontEnd.Result(127, notFound.getMessage());
+        }
+        if (which.code() != 0) {
+            e.skipped("nvcc", "nvcc is not on PATH here: " + which.output().strip());
+            org.junit.jupiter.api.Assumptions.abort("nvcc is not on PATH here");
+        }
+        Path ptx = tmp.resolve("fa2_sinks.ptx");
+        FrontEnd.Result r = FrontEnd.run(List.of("nvcc", "-ptx", "-arch=sm_80", "-o", ptx.toString(),
+                Fa2SinksEmuTest.SOURCE.toString()), null);
+        e.checkEqual("nvcc_exit_code[fa2_sinks.cu -ptx -arch=sm_80]", r.code(), 0);
+        long entries = Files.readAllLines(ptx).stream().filter(l -> l.contains(".entry ")).count();
+        // 2 kernels x 3 dtypes x 7 head dims.
+        e.checkEqual("ptx_entries[fa2_sinks.cu]", entries, 42);
     }
 }
