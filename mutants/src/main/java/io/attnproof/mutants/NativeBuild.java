@@ -25,7 +25,7 @@ final class NativeBuild {
     static final String DIR_PROPERTY = "attnproof.native.dir";
     /** The simple-name prefix of the claim test classes of each emulated lane. */
     private static final List<List<String>> LANE_TESTS = List.of(List.of("cuda-emu", "CudaEmu"),
-            List.of("metal-emu", "MetalEmu"));
+            List.of("metal-emu", "MetalEmu"), List.of("cuda-frontend", "Fa2Sinks"));
     /**
      * Claims whose tests are lane-neutral but read what a lane was built from: a native mutant naming one of them
      * runs these classes too (X1 compares the lanes' outputs; N3 hashes the source the lane was built from).
@@ -84,17 +84,23 @@ final class NativeBuild {
             Files.writeString(src, patched, StandardCharsets.UTF_8);
             Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
             Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
-            List<String> command = new java.util.ArrayList<>(List.of("bash", buildScript.toString(), dir.toString(),
-                    cu.toString(), msl.toString()));
-            if (emulator) {
-                command.add(repoRoot.resolve(FIDELITY_PROBES).toString());
+            String stem = original.getFileName().toString().replaceFirst("\.cu$", "");
+            List<String> command;
+            if (lane.equals("cuda-frontend")) {
+                // A standard-dialect source: the front end's build, lib<stem>.so in the mutant's folder (its tests
+                // look there first, through attnproof.native.dir).
+                command = List.of("bash", repoRoot.resolve("native/emu/frontend/build-cu.sh").toString(),
+                        src.toString(), dir.toString(), stem);
+            } else {
+                command = new java.util.ArrayList<>(List.of("bash", buildScript.toString(), dir.toString(),
+                        cu.toString(), msl.toString()));
+                if (emulator) {
+                    command.add(repoRoot.resolve(FIDELITY_PROBES).toString());
+                }
             }
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            if (emulator) {
-                pb.environment().put("ATTNPROOF_EMU_ONLY", emulatorBuilds(m.claims()));
-            } else {
-                pb.environment().put("ATTNPROOF_EMU_ONLY", lane);
-            }
+            pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
+            pb.environment().put("ATTNPROOF_FRONTEND_OPT", "1");
             Path log = dir.resolve("build.log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();

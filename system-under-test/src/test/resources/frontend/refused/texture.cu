@@ -1,0 +1,3 @@
+__global__ void k(cudaTextureObject_t tex, float* out) {
+    out[threadIdx.x] = tex1Dfetch<float>(tex, threadIdx.x);
+}
