@@ -3,7 +3,7 @@
 #   <out>/runtime/       a jlinked Java 25 runtime (only the modules the tests use)
 #   <out>/lib/           the third-party jars (JCuda + its Linux natives, commons-math3, QuickTheories) and the JUnit
 #                        console launcher
-#   <out>/classes/       the attnproof classes (oracles, fixtures, system-under-test main + test)
+#   <out>/classes/       the attnproof classes (oracles, fixtures, ledger, system-under-test main + test)
 #   <out>/native/        the emulation libraries and the nvcc-built PTX from this build (the checked-in PTX is a
 #                        classpath resource of classes/main)
 #   <out>/run-cuda-lane.sh
@@ -22,7 +22,7 @@ modules="java.base,java.logging,java.xml,java.sql"
 . "$root/bin/java25.sh"
 pick_java_home
 export JAVA_HOME
-for dir in oracles/target/classes fixtures/target/classes system-under-test/target/classes \
+for dir in oracles/target/classes fixtures/target/classes ledger/target/classes system-under-test/target/classes \
            system-under-test/target/test-classes system-under-test/target/native; do
     [ -d "$root/$dir" ] || { echo "build-cuda-bundle.sh: $root/$dir is missing: run mvn -B verify first" >&2; exit 1; }
 done
@@ -36,7 +36,10 @@ trap 'rm -rf "$work"' EXIT
 # (-am with test-compile: the reactor resolves oracles and fixtures to their classes, never to ~/.m2 copies.)
 (cd "$root" && mvn -B -q ${BUNDLE_MAVEN_FLAGS--o} test-compile dependency:build-classpath -pl system-under-test -am \
     -Dmdep.outputFile="$work/cp.txt" -Dmdep.includeScope=test >/dev/null)
-tr ':' '\n' < "$work/cp.txt" | grep '\.jar$' \
+# The ledger's runtime jars too: run-cuda-lane.sh prints the ledger's summary of the evidence it wrote.
+(cd "$root" && mvn -B -q ${BUNDLE_MAVEN_FLAGS--o} test-compile dependency:build-classpath -pl ledger -am \
+    -Dmdep.outputFile="$work/cp-ledger.txt" -Dmdep.includeScope=runtime >/dev/null)
+{ cat "$work/cp.txt"; echo; cat "$work/cp-ledger.txt"; } | tr ':' '\n' | sort -u | grep '\.jar$' \
     | grep -v -e '/io/attnproof/' -e '/org/junit/' -e '/org/opentest4j/' -e '/org/apiguardian/' \
     | while read -r jar; do
         case "$jar" in
@@ -57,6 +60,7 @@ cp "$work"/console/junit-platform-console-standalone-*.jar "$out/lib/junit-platf
 
 cp -r "$root/oracles/target/classes" "$out/classes/oracles"
 cp -r "$root/fixtures/target/classes" "$out/classes/fixtures"
+cp -r "$root/ledger/target/classes" "$out/classes/ledger"
 cp -r "$root/system-under-test/target/classes" "$out/classes/main"
 cp -r "$root/system-under-test/target/test-classes" "$out/classes/test"
 mkdir -p "$out/native"

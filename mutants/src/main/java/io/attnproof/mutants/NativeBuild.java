@@ -84,7 +84,7 @@ final class NativeBuild {
             Files.writeString(src, patched, StandardCharsets.UTF_8);
             Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
             Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
-            String stem = original.getFileName().toString().replaceFirst("\.cu$", "");
+            String stem = original.getFileName().toString().replaceFirst("\\.cu$", "");
             List<String> command;
             if (lane.equals("cuda-frontend")) {
                 // A standard-dialect source: the front end's build, lib<stem>.so in the mutant's folder (its tests
