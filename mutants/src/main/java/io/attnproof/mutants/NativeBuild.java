@@ -100,7 +100,7 @@ final class NativeBuild {
             }
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
-            pb.environment().put("ATTNPROOF_FRONTEND_OPT", "1");
+            pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
             Path log = dir.resolve("build.log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();

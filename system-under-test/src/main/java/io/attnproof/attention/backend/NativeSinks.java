@@ -167,26 +167,10 @@ final class NativeSinks {
     }
 
     Tensor sinksAttnVarlen(Tensor q, Tensor k, Tensor v, Tensor sinks, int[] cuSeqlensQ, int[] cuSeqlensK, int window) {
-        Require.present("q", q);
-        Require.present("k", k);
-        Require.present("v", v);
-        Require.that(q.rank() == 3, "q.rank", q.rank(), "be 3 [total_q, Hq, D] (packed rows)");
-        Require.that(k.rank() == 3, "k.rank", k.rank(), "be 3 [total_k, Hkv, D] (packed rows)");
+        SinksCall.checkPacked(q, k, v, window);
         int hq = q.dim(1);
         int d = q.dim(2);
         int hkv = k.dim(1);
-        Require.that(hq >= 1, "q.shape[1] (query heads)", hq, "be >= 1");
-        Require.that(d >= 1, "q.shape[2] (head dim)", d, "be >= 1");
-        Require.that(k.dim(2) == d, "k.shape", k.shape(), "be [total_k, Hkv, " + d + "] (q's head dim)");
-        Require.that(hkv >= 1 && hq % hkv == 0, "k.shape[1] (KV heads)", hkv,
-                "divide the query heads " + hq + " (GQA: Hq a multiple of Hkv)");
-        Require.that(Arrays.equals(v.shape(), k.shape()), "v.shape", v.shape(),
-                "equal k.shape " + Arrays.toString(k.shape()));
-        for (Tensor t : new Tensor[] {k, v}) {
-            Require.that(t.dtype() == q.dtype() && t.device().equals(q.device()), "k/v", t,
-                    "share q's dtype " + q.dtype() + " and device " + q.device());
-        }
-        Require.nonNegative("window", window);
         onLane(q);
         float[] sink = SinksCall.sinkValues(sinks, q);
         CuSeqlens cu = CuSeqlens.of(cuSeqlensQ, cuSeqlensK, q.dim(0), k.dim(0));

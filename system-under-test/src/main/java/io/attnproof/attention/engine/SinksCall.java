@@ -39,6 +39,33 @@ public record SinksCall(int batch, int queryHeads, int kvHeads, int tq, int tk, 
     }
 
     /** Validated sink logits {@code [Hq]} on q's device. */
+    /**
+     * Refuses, naming the parameter, the value and the rule, anything but packed varlen rows: {@code q[totalQ, Hq, D]},
+     * {@code k, v[totalK, Hkv, D]} with Hq a multiple of Hkv, q's dtype and device, and a window {@code >= 0}.
+     */
+    public static void checkPacked(Tensor q, Tensor k, Tensor v, int window) {
+        Require.present("q", q);
+        Require.present("k", k);
+        Require.present("v", v);
+        Require.that(q.rank() == 3, "q.rank", q.rank(), "be 3 [total_q, Hq, D] (packed rows)");
+        Require.that(k.rank() == 3, "k.rank", k.rank(), "be 3 [total_k, Hkv, D] (packed rows)");
+        int hq = q.dim(1);
+        int d = q.dim(2);
+        int hkv = k.dim(1);
+        Require.that(hq >= 1, "q.shape[1] (query heads)", hq, "be >= 1");
+        Require.that(d >= 1, "q.shape[2] (head dim)", d, "be >= 1");
+        Require.that(k.dim(2) == d, "k.shape", k.shape(), "be [total_k, Hkv, " + d + "] (q's head dim)");
+        Require.that(hkv >= 1 && hq % hkv == 0, "k.shape[1] (KV heads)", hkv,
+                "divide the query heads " + hq + " (GQA: Hq a multiple of Hkv)");
+        Require.that(Arrays.equals(v.shape(), k.shape()), "v.shape", v.shape(),
+                "equal k.shape " + Arrays.toString(k.shape()));
+        for (Tensor t : new Tensor[] {k, v}) {
+            Require.that(t.dtype() == q.dtype() && t.device().equals(q.device()), "k/v", t,
+                    "share q's dtype " + q.dtype() + " and device " + q.device());
+        }
+        Require.nonNegative("window", window);
+    }
+
     public static float[] sinkValues(Tensor sinks, Tensor q) {
         Require.present("sinks", sinks);
         Require.that(sinks.device().equals(q.device()), "sinks.device", sinks.device(), "equal q's device " + q.device());

@@ -1,7 +1,11 @@
 package io.attnproof.attention.kvcache;
 
 import io.attnproof.attention.Require;
+import io.attnproof.attention.tensor.DType;
+import io.attnproof.attention.tensor.Device;
+import io.attnproof.attention.tensor.Tensor;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -260,5 +264,23 @@ public final class CacheOps {
         float[] out = new float[size];
         System.arraycopy(src, from, out, to, n);
         return out;
+    }
+
+    /**
+     * Refuses, naming the parameter, the value and the rule, an append that is not {@code k, v[B, 1, t, D]} at the
+     * cache's batch, head dim, dtype and device.
+     */
+    static void checkAppend(Tensor k, Tensor v, int batch, int headDim, DType dtype, Device device) {
+        Require.present("k", k);
+        Require.present("v", v);
+        Require.that(k.rank() == 4, "k.rank", k.rank(), "be 4 [B, 1, t, D]");
+        Require.that(k.dim(0) == batch && k.dim(1) == 1 && k.dim(3) == headDim, "k.shape", k.shape(),
+                "be [" + batch + ", 1, t, " + headDim + "] (the cache's batch, one shared KV head, its head dim)");
+        Require.that(Arrays.equals(v.shape(), k.shape()), "v.shape", v.shape(),
+                "equal k.shape " + Arrays.toString(k.shape()));
+        for (Tensor x : new Tensor[] {k, v}) {
+            Require.that(x.dtype() == dtype && x.device().equals(device), x == k ? "k" : "v", x,
+                    "have the cache's dtype " + dtype + " and device " + device);
+        }
     }
 }

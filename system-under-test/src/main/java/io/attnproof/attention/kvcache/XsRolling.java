@@ -58,17 +58,7 @@ public final class XsRolling implements KvCache {
      * @throws IllegalArgumentException naming the parameter, value and rule; nothing is written then
      */
     public void append(Tensor k, Tensor v) {
-        Require.present("k", k);
-        Require.present("v", v);
-        Require.that(k.rank() == 4, "k.rank", k.rank(), "be 4 [B, 1, t, D]");
-        Require.that(k.dim(0) == batch && k.dim(1) == 1 && k.dim(3) == headDim, "k.shape", k.shape(),
-                "be [" + batch + ", 1, t, " + headDim + "] (the cache's batch, one shared KV head, its head dim)");
-        Require.that(Arrays.equals(v.shape(), k.shape()), "v.shape", v.shape(),
-                "equal k.shape " + Arrays.toString(k.shape()));
-        for (Tensor x : new Tensor[] {k, v}) {
-            Require.that(x.dtype() == dtype && x.device().equals(device), x == k ? "k" : "v", x,
-                    "have the cache's dtype " + dtype + " and device " + device);
-        }
+        CacheOps.checkAppend(k, v, batch, headDim, dtype, device);
         int t = k.dim(2);
         Require.that((long) seen + t <= Integer.MAX_VALUE, "current_seq_len + t", (long) seen + t, "be <= 2^31-1");
         boolean aliased = k.id().equals(v.id());
