@@ -1,7 +1,6 @@
 package io.attnproof.ledger;
 
 import io.attnproof.fixtures.evidence.EvidenceLine;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -114,7 +113,7 @@ final class HtmlLedger {
                 Map<String, Double> cells = matrix.getOrDefault(id.name(), Map.of());
                 h.append("<tr").append(cells.values().stream().anyMatch(x -> x >= MutantReport.FLAG_BELOW) ? ""
                         : " class=\"toothless\"").append("><td>").append(id.name()).append("</td><td>")
-                        .append(killCells(cells, l.mutants())).append("</td></tr>\n");
+                        .append(l.mutants().killCells(cells, Fmt::html, Fmt::sourceHtml)).append("</td></tr>\n");
             }
             h.append("</tbody>\n</table>\n");
         }
@@ -301,21 +300,6 @@ final class HtmlLedger {
             h.append("</ul></details>\n</section>\n");
         }
         return h.toString();
-    }
-
-    /**
-     * Each claim's killing mutants with the margin of that claim's strongest failing check or control line, each linked to the line its patch changes.
-     */
-    private static String killCells(Map<String, Double> cells, MutantReport mutants) {
-        Map<String, MutantReport.Mutant> byId = mutants.byId();
-        List<String> out = new ArrayList<>();
-        cells.forEach((id, margin) -> {
-            MutantReport.Mutant m = byId.get(id);
-            String text = id + " " + Fmt.times(margin) + (margin < MutantReport.FLAG_BELOW ? " ⚑" : "");
-            String src = m == null ? null : m.source();
-            out.add(Fmt.html(text) + (src == null ? "" : " " + Fmt.sourceHtml(src)));
-        });
-        return String.join(", ", out);
     }
 
     /** A curated mutant's source cell: the link, or why there is none. */

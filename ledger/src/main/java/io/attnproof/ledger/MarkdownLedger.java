@@ -85,7 +85,8 @@ final class MarkdownLedger {
             Map<String, Map<String, Double>> matrix = l.mutants().killMatrix();
             for (io.attnproof.fixtures.claim.ClaimId id : io.attnproof.fixtures.claim.ClaimId.values()) {
                 md.append("| ").append(id.name()).append(" | ")
-                        .append(killCells(matrix.getOrDefault(id.name(), Map.of()), l.mutants())).append(" |\n");
+                        .append(l.mutants().killCells(matrix.getOrDefault(id.name(), Map.of()), Fmt::md, Fmt::sourceMd))
+                        .append(" |\n");
             }
             md.append('\n');
         }
@@ -208,21 +209,6 @@ final class MarkdownLedger {
     private static String verdictMd(PitReport.Open o) {
         return o.triaged() ? "**" + Fmt.md(o.verdict()) + "**: " + Fmt.md(o.reason())
                 : o.verdict() == null ? "**untriaged**" : "**untriaged** (triaged killed-now, still " + o.status() + ")";
-    }
-
-    /**
-     * Each claim's killing mutants with the margin of that claim's strongest failing check or control line, each linked to the line its patch changes.
-     */
-    private static String killCells(Map<String, Double> cells, MutantReport mutants) {
-        Map<String, MutantReport.Mutant> byId = mutants.byId();
-        List<String> out = new ArrayList<>();
-        cells.forEach((id, margin) -> {
-            MutantReport.Mutant m = byId.get(id);
-            String text = id + " " + Fmt.times(margin) + (margin < MutantReport.FLAG_BELOW ? " ⚑" : "");
-            String src = m == null ? null : m.source();
-            out.add(Fmt.md(text) + (src == null ? "" : " " + Fmt.sourceMd(src)));
-        });
-        return String.join(", ", out);
     }
 
     /** A curated mutant's source cell: the link, or why there is none. */

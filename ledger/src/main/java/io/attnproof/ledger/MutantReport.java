@@ -305,4 +305,21 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         }
         return v.toString();
     }
+
+    /**
+     * A claim's killing mutants with their margins (⚑ below {@link #FLAG_BELOW}), each linked to the line its patch
+     * changes; {@code escape} and {@code link} are the output format's.
+     */
+    String killCells(Map<String, Double> cells, java.util.function.UnaryOperator<String> escape,
+            java.util.function.UnaryOperator<String> link) {
+        Map<String, Mutant> byId = byId();
+        List<String> out = new ArrayList<>();
+        cells.forEach((id, margin) -> {
+            Mutant m = byId.get(id);
+            String text = id + " " + Fmt.times(margin) + (margin < FLAG_BELOW ? " ⚑" : "");
+            String src = m == null ? null : m.source();
+            out.add(escape.apply(text) + (src == null ? "" : " " + link.apply(src)));
+        });
+        return String.join(", ", out);
+    }
 }
