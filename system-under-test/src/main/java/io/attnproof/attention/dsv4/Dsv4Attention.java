@@ -3,7 +3,6 @@ package io.attnproof.attention.dsv4;
 import io.attnproof.attention.Require;
 import io.attnproof.attention.backend.Backend;
 import io.attnproof.attention.engine.SoftmaxWithSinks;
-import io.attnproof.attention.engine.UnionKernel;
 import io.attnproof.attention.engine.UnionRows;
 import io.attnproof.attention.engine.UnionStage;
 import io.attnproof.attention.mask.CallerMasks;
@@ -145,14 +144,6 @@ public final class Dsv4Attention {
         }
         UnionMaskKey key = UnionMaskKey.of(mask, q.dtype(), q.device());
         return new Local(UnionMaskMemo.current().get(key), key.mask());
-    }
-
-    /**
-     * The union kernel's repeat-KV loops: {@code q[B,H,tq,D]} against {@code keys, values[B,1,n,D]} under the
-     * additive {@code mask[B|1,H|1,tq,n]}, softmax with {@code sink[H]} (null: none), times V.
-     */
-    public static float[] repeatKvKernel(Tensor q, Tensor keys, Tensor values, Tensor mask, float[] sink) {
-        return UnionKernel.repeatKv(q, keys, values, mask, sink);
     }
 
     private static void checkQkv(Tensor q, Tensor k, Tensor v) {
