@@ -23,14 +23,9 @@
 // Layouts (row-major f32): dense q [B,Hq,tq,D], k/v [B,Hkv,tk,D], out [B,Hq,tq,D]; packed q [total_q,Hq,D],
 // k/v [total_k,Hkv,D], varlen out [nseq,Hq,max_q,D]. Query head h reads KV head h / (Hq / Hkv).
 //
-// The same file builds three ways: nvcc -ptx (the cuda lane, loaded by JCuda), and g++ through
-// native/emu/cuda_emu.h (the cuda-emu lane), where dptr<T> and SHARED_ARRAY are bounds-checked.
-
-#ifndef ATTNPROOF_EMU
-template <class T>
-using dptr = T*;
-#define SHARED_ARRAY(T, name, n) __shared__ T name[n]
-#endif
+// Standard CUDA C++: the same file is what nvcc compiles to PTX (the cuda lane, loaded by JCuda) and what the
+// emulator's front end (native/emu/frontend/cuda2emu.py) rewrites into host C++ for the cuda-emu lanes, where every
+// pointer parameter is bounds-checked against its allocation and the __shared__ arrays are race-checked.
 
 #define BLOCK_Q 8                    // query rows per block
 #define BLOCK_K 16                   // keys per tile; also the lanes that share one query row
@@ -58,10 +53,11 @@ __device__ __forceinline__ bool flash_head_dim(int d) {
 // in the score phase thread (i, kk) scores key c0 + kk into shared memory; in the P.V phase it owns output
 // elements kk, kk + BLOCK_K, ... Four barriers and one shuffle reduction per key tile; every loop bound around them
 // is uniform across the block, so every thread reaches every barrier and shuffle.
-__device__ void sinks_rows(dptr<const float> q, long long q_base, long long q_stride, dptr<const float> k,
-                           dptr<const float> v, long long kv_base, long long kv_stride, dptr<float> out,
-                           long long o_base, long long o_stride, int q_len, int kv_len, int rows_out, int D,
-                           int window, float sink, float scale, int r0, dptr<float> tile, dptr<float> s_sh) {
+__device__ void sinks_rows(const float* __restrict__ q, long long q_base, long long q_stride,
+                           const float* __restrict__ k, const float* __restrict__ v, long long kv_base,
+                           long long kv_stride, float* __restrict__ out, long long o_base, long long o_stride,
+                           int q_len, int kv_len, int rows_out, int D, int window, float sink, float scale, int r0,
+                           float* __restrict__ tile, float* __restrict__ s_sh) {
     const int t = threadIdx.x;
     const int i = t / BLOCK_K;
     const int kk = t % BLOCK_K;
@@ -155,9 +151,10 @@ __device__ void sinks_rows(dptr<const float> q, long long q_base, long long q_st
 }
 
 // grid (ceil(tq / BLOCK_Q), Hq, B), block (FUSED_THREADS).
-extern "C" __global__ void flash_attn_sinks(dptr<const float> q, dptr<const float> k, dptr<const float> v,
-                                            dptr<const float> sinks, dptr<const float> mask, dptr<float> out,
-                                            dptr<int> status, int B, int Hq, int Hkv, int tq, int tk, int D,
+extern "C" __global__ void flash_attn_sinks(const float* __restrict__ q, const float* __restrict__ k,
+                                            const float* __restrict__ v, const float* __restrict__ sinks,
+                                            const float* __restrict__ mask, float* __restrict__ out,
+                                            int* __restrict__ status, int B, int Hq, int Hkv, int tq, int tk, int D,
                                             int window, float scale) {
     // The guard: a fused kernel applies causality and the window itself and cannot honour a caller mask.
     if (mask != nullptr) {
@@ -173,8 +170,8 @@ extern "C" __global__ void flash_attn_sinks(dptr<const float> q, dptr<const floa
         if (threadIdx.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
         return;
     }
-    SHARED_ARRAY(float, tile, BLOCK_K * MAX_D);
-    SHARED_ARRAY(float, s_sh, FUSED_THREADS);
+    __shared__ float tile[BLOCK_K * MAX_D];
+    __shared__ float s_sh[FUSED_THREADS];
     const int h = blockIdx.y;
     const int b = blockIdx.z;
     const int kvh = h / (Hq / Hkv);
@@ -186,11 +183,11 @@ extern "C" __global__ void flash_attn_sinks(dptr<const float> q, dptr<const floa
 
 // grid (ceil(max_q / BLOCK_Q), Hq, nseq), block (FUSED_THREADS). Sequence i owns packed query rows
 // [cu_q[i], cu_q[i+1]) and keys [cu_k[i], cu_k[i+1]); its output rows [q_len, max_q) are zero.
-extern "C" __global__ void flash_attn_sinks_varlen(dptr<const float> q, dptr<const float> k, dptr<const float> v,
-                                                   dptr<const float> sinks, dptr<const int> cu_q,
-                                                   dptr<const int> cu_k, dptr<float> out, dptr<int> status,
-                                                   int nseq, int max_q, int Hq, int Hkv, int D, int window,
-                                                   float scale) {
+extern "C" __global__ void flash_attn_sinks_varlen(const float* __restrict__ q, const float* __restrict__ k,
+                                                   const float* __restrict__ v, const float* __restrict__ sinks,
+                                                   const int* __restrict__ cu_q, const int* __restrict__ cu_k,
+                                                   float* __restrict__ out, int* __restrict__ status, int nseq,
+                                                   int max_q, int Hq, int Hkv, int D, int window, float scale) {
     if (D < 1 || D > MAX_D) {
         if (threadIdx.x == 0) status[0] = STATUS_HEAD_DIM;
         return;
@@ -208,8 +205,8 @@ extern "C" __global__ void flash_attn_sinks_varlen(dptr<const float> q, dptr<con
         if (threadIdx.x == 0) status[0] = STATUS_BAD_SEQLENS;
         return;
     }
-    SHARED_ARRAY(float, tile, BLOCK_K * MAX_D);
-    SHARED_ARRAY(float, s_sh, FUSED_THREADS);
+    __shared__ float tile[BLOCK_K * MAX_D];
+    __shared__ float s_sh[FUSED_THREADS];
     const int h = blockIdx.y;
     const int kvh = h / (Hq / Hkv);
     const long long q_base = ((long long)q_start * Hq + h) * D;
@@ -225,9 +222,10 @@ __device__ __forceinline__ long long mask_at(int b, int h, int r, int c, int mb,
 }
 
 // Grid-stride over B*Hq*tq*tk scores: (q . k) * scale + rule + mask, -inf where either removes the key.
-extern "C" __global__ void sinks_scores(dptr<const float> q, dptr<const float> k, dptr<const float> mask,
-                                        dptr<float> scores, int B, int Hq, int Hkv, int tq, int tk, int D, int mb,
-                                        int mh, int mq, int causal, int window, float scale) {
+extern "C" __global__ void sinks_scores(const float* __restrict__ q, const float* __restrict__ k,
+                                        const float* __restrict__ mask, float* __restrict__ scores, int B, int Hq,
+                                        int Hkv, int tq, int tk, int D, int mb, int mh, int mq, int causal, int window,
+                                        float scale) {
     const long long total = (long long)B * Hq * tq * tk;
     const long long stride = (long long)gridDim.x * blockDim.x;
     const int group = Hq / Hkv;
@@ -256,9 +254,9 @@ extern "C" __global__ void sinks_scores(dptr<const float> q, dptr<const float> k
 
 // Grid-stride over the B*H*Q rows of logits [B,H,Q,K], one thread per row: the mask (may be null) is added first,
 // m = max(sink, max x), y = e^(x-m) / (e^(sink-m) + sum e^(x-m)); a row with no sink and nothing admitted is zeros.
-extern "C" __global__ void softmax_with_sinks(dptr<const float> logits, dptr<const float> sinks,
-                                              dptr<const float> mask, dptr<float> probs, int B, int H, int Q, int K,
-                                              int mb, int mh, int mq) {
+extern "C" __global__ void softmax_with_sinks(const float* __restrict__ logits, const float* __restrict__ sinks,
+                                              const float* __restrict__ mask, float* __restrict__ probs, int B, int H,
+                                              int Q, int K, int mb, int mh, int mq) {
     const long long rows = (long long)B * H * Q;
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long row = (long long)blockIdx.x * blockDim.x + threadIdx.x; row < rows; row += stride) {
@@ -288,8 +286,9 @@ extern "C" __global__ void softmax_with_sinks(dptr<const float> logits, dptr<con
 }
 
 // Grid-stride over B*Hq*tq*D outputs: sum over admitted columns of p * v.
-extern "C" __global__ void sinks_pv(dptr<const float> probs, dptr<const float> scores, dptr<const float> v,
-                                    dptr<float> out, int B, int Hq, int Hkv, int tq, int tk, int D) {
+extern "C" __global__ void sinks_pv(const float* __restrict__ probs, const float* __restrict__ scores,
+                                    const float* __restrict__ v, float* __restrict__ out, int B, int Hq, int Hkv,
+                                    int tq, int tk, int D) {
     const long long total = (long long)B * Hq * tq * D;
     const long long stride = (long long)gridDim.x * blockDim.x;
     const int group = Hq / Hkv;
@@ -311,10 +310,11 @@ extern "C" __global__ void sinks_pv(dptr<const float> probs, dptr<const float> s
 // mask null or [mb, mh, 1, tk] (additive, -inf removes a key); with causal != 0 the fused kernels' rule for a single
 // query row (kv_offset = tk - 1: every key up to the diagonal, and with window > 0 only keys >= tk - window).
 // part [B, Hq, chunks, D + 2]: per chunk m_c, l_c, then o_c[D]; an empty chunk leaves m_c = -inf, l_c = 0, o_c = 0.
-extern "C" __global__ void sinks_decode_splitk_partial(dptr<const float> q, dptr<const float> k, dptr<const float> v,
-                                                       dptr<const float> mask, dptr<float> part, dptr<int> status,
-                                                       int B, int Hq, int Hkv, int tk, int D, int mb, int mh,
-                                                       int causal, int window, float scale) {
+extern "C" __global__ void sinks_decode_splitk_partial(const float* __restrict__ q, const float* __restrict__ k,
+                                                       const float* __restrict__ v, const float* __restrict__ mask,
+                                                       float* __restrict__ part, int* __restrict__ status, int B,
+                                                       int Hq, int Hkv, int tk, int D, int mb, int mh, int causal,
+                                                       int window, float scale) {
     if (D < 1 || D > MAX_D) {
         if (threadIdx.x == 0) status[0] = STATUS_HEAD_DIM;
         return;
@@ -325,7 +325,7 @@ extern "C" __global__ void sinks_decode_splitk_partial(dptr<const float> q, dptr
         if (threadIdx.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
         return;
     }
-    SHARED_ARRAY(float, s_sh, SPLIT_K_CHUNK);
+    __shared__ float s_sh[SPLIT_K_CHUNK];
     const int t = threadIdx.x;
     const int c = blockIdx.x;
     const int h = blockIdx.y;
@@ -390,9 +390,9 @@ extern "C" __global__ void sinks_decode_splitk_partial(dptr<const float> q, dptr
 
 // Split-K pass 2. grid (1, Hq, B), block (SPLIT_K_THREADS): the chunks of row (b, h) combined in chunk order with the
 // sink entering once; out [B, Hq, 1, D]; zeros when no key was admitted and there is no sink.
-extern "C" __global__ void sinks_decode_splitk_reduce(dptr<const float> part, dptr<const float> sinks,
-                                                      dptr<float> out, dptr<int> status, int B, int Hq, int chunks,
-                                                      int D) {
+extern "C" __global__ void sinks_decode_splitk_reduce(const float* __restrict__ part, const float* __restrict__ sinks,
+                                                      float* __restrict__ out, int* __restrict__ status, int B, int Hq,
+                                                      int chunks, int D) {
     if (D < 1 || D > MAX_D) {
         if (threadIdx.x == 0) status[0] = STATUS_HEAD_DIM;
         return;

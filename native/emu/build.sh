@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the emulated lanes: native/cuda/sinks_attn.cu and native/metal/sinks_attn.metal compiled UNCHANGED as host
-# C++20 through the shims in this directory, one shared library per lane:
+# C++20 through the shims in this directory, one shared library per lane. The CUDA source is standard CUDA C++: the
+# front end (frontend/cuda2emu.py, libclang) first rewrites it into <out>/gen/<name>.emu.cpp (+ .rewrites.txt), which
+# the cuda lanes include; without libclang's Python bindings (bin/install-frontend.sh) the build fails saying so.
 #   <out>/libattnproof_cuda_emu.so       (cuda-emu: FMA contraction off, every a*b+c rounded twice)
 #   <out>/libattnproof_cuda_emu_fma.so   (cuda-emu-fma: -ffp-contract=fast, as nvcc contracts by default; only where
 #                                         the build machine has FMA instructions, which it then runs on)
@@ -57,12 +59,34 @@ perl -0777 -ne '
     }' "$msl" > "$bindings.tmp.$$"
 if cmp -s "$bindings.tmp.$$" "$bindings"; then rm -f "$bindings.tmp.$$"; else mv -f "$bindings.tmp.$$" "$bindings"; fi
 
+# The CUDA lanes' kernel source: the front end's rewrite of $cu, regenerated when the source or the front end changed
+# (its timestamp kept when the text is the same, so that the libraries are not rebuilt for nothing).
+only="${ATTNPROOF_EMU_ONLY:-}"
+wants() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+if wants cuda-emu || wants cuda-emu-fma || wants plain; then
+    cu_emu="$out/gen/$(basename "$cu" .cu).emu.cpp"
+    if [ ! -f "$cu_emu" ] || [ "$cu" -nt "$cu_emu" ] || [ "$here/frontend/cuda2emu.py" -nt "$cu_emu" ] ||
+        [ "$here/frontend/cuda_parse.h" -nt "$cu_emu" ]; then
+        rc=0
+        "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/frontend/cuda2emu.py" "$cu" "$cu_emu.tmp.$$" || rc=$?
+        if [ "$rc" -ne 0 ]; then
+            rm -f "$cu_emu.tmp.$$" "$cu_emu.tmp.$$.rewrites.txt"
+            echo "native/emu/build.sh: the front end failed on $cu (exit $rc): the cuda lanes cannot be built" >&2
+            exit "$rc"
+        fi
+        mv -f "$cu_emu.tmp.$$.rewrites.txt" "$cu_emu.rewrites.txt"
+        if cmp -s "$cu_emu.tmp.$$" "$cu_emu"; then rm -f "$cu_emu.tmp.$$"; touch "$cu_emu"; else mv -f "$cu_emu.tmp.$$" "$cu_emu"; fi
+    fi
+    cu_flags=(-I "$here" -I "$here/frontend" -I "$here/frontend/include" -DATTNPROOF_KERNEL_SOURCE="\"$cu_emu\"")
+fi
+
 build() { # <library> <main source (relative to this directory, or absolute)> <kernel source> [extra flags...]
     local lib="$out/$1" main="$2" kernel="$3"
     case "$main" in /*) ;; *) main="$here/$main" ;; esac
     shift 3
     local newest
-    newest=$(ls -t "$main" "$kernel" "$here"/*.h "$here"/metal/metal_stdlib "$bindings" "$0" | head -n 1)
+    newest=$(ls -t "$main" "$kernel" "$here"/*.h "$here"/frontend/*.h "$here"/metal/metal_stdlib "$bindings" "$0" |
+        head -n 1)
     if [ -f "$lib" ] && [ "$lib" -nt "$newest" ]; then
         echo "native/emu/build.sh: $lib is up to date"
         return 0
@@ -80,18 +104,16 @@ case "$(uname -m)" in
     arm64|aarch64) fma=(-DATTNPROOF_FMA_NATIVE) ;;
 esac
 
-only="${ATTNPROOF_EMU_ONLY:-}"
-wants() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 pids=()
 if wants cuda-emu; then
-build libattnproof_cuda_emu.so cuda_emu_host.cpp "$cu" -ffp-contract=off -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
+build libattnproof_cuda_emu.so cuda_emu_host.cpp "$cu_emu" -ffp-contract=off "${cu_flags[@]}" &
 pids+=($!)
 fi
 if ! wants cuda-emu-fma; then
     :
 elif [ ${#fma[@]} -gt 0 ]; then
-    build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu" -ffp-contract=fast "${fma[@]}" \
-        -DATTNPROOF_LANE_NAME='"cuda-emu-fma"' -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
+    build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu_emu" -ffp-contract=fast "${fma[@]}" \
+        -DATTNPROOF_LANE_NAME='"cuda-emu-fma"' "${cu_flags[@]}" &
     pids+=($!)
 else
     rm -f "$out/libattnproof_cuda_emu_fma.so"
@@ -104,8 +126,8 @@ pids+=($!)
 fi
 # The plain builds and the fidelity probes (a kernel mutant builds one checked lane only).
 if wants plain; then
-    build libattnproof_cuda_emu_plain.so cuda_emu_host.cpp "$cu" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
-        -DATTNPROOF_LANE_NAME='"cuda-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$cu\"" &
+    build libattnproof_cuda_emu_plain.so cuda_emu_host.cpp "$cu_emu" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
+        -DATTNPROOF_LANE_NAME='"cuda-emu-plain"' "${cu_flags[@]}" &
     pids+=($!)
     build libattnproof_metal_emu_plain.so metal_emu_host.cpp "$msl" -ffp-contract=off -DATTNPROOF_EMU_PLAIN \
         -I "$here/metal" -I "$out/gen" -DATTNPROOF_LANE_NAME='"metal-emu-plain"' -DATTNPROOF_KERNEL_SOURCE="\"$msl\"" &
