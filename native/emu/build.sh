@@ -19,6 +19,9 @@
 #    a mutant's own folder and its patched copy of one source)
 # ATTNPROOF_EMU_ONLY=<group>[,<group>...] builds those groups only: cuda-emu, cuda-emu-fma, metal-emu, plain, fidelity
 #   (the mutant runner: a kernel mutant's one lane; an emulator mutant's groups its claims' tests load).
+# ATTNPROOF_EMU_OPT=<0|1|2> (default 2): the optimisation level of every library but cuda-emu-fma (g++ contracts
+#   a * b + c only when optimising, so that lane stays at -O2). The mutant runner builds a kernel mutant's lane at 0;
+#   OptLevelBitsTest shows that lane gives the bits of the -O2 lane on the claim inputs.
 # Needs only g++ (or $CXX) with C++20 <barrier>, and perl for the binding table; rebuilds a library only when a
 # source is newer than it.
 set -euo pipefail
@@ -35,7 +38,12 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
     echo "native/emu/build.sh: $cxx not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
     exit 1
 fi
-flags=(-std=c++20 -O2 -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
+opt="${ATTNPROOF_EMU_OPT:-2}"
+case "$opt" in
+    0|1|2) ;;
+    *) echo "native/emu/build.sh: ATTNPROOF_EMU_OPT=$opt: must be 0, 1 or 2 (the g++ optimisation level)" >&2; exit 1 ;;
+esac
+flags=(-std=c++20 -O"$opt" -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
     -Wno-unknown-pragmas)
 if "$cxx" --version 2>/dev/null | grep -qi clang; then
     # Apple's g++ is clang: the MSL attributes are "unknown attributes" there; no -Werror on a compiler we do not
@@ -112,7 +120,7 @@ fi
 if ! wants cuda-emu-fma; then
     :
 elif [ ${#fma[@]} -gt 0 ]; then
-    build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu_emu" -ffp-contract=fast "${fma[@]}" \
+    build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu_emu" -O2 -ffp-contract=fast "${fma[@]}" \
         -DATTNPROOF_LANE_NAME='"cuda-emu-fma"' "${cu_flags[@]}" &
     pids+=($!)
 else
