@@ -1,5 +1,5 @@
-// cuda_emu.h: the CUDA names a kernel source uses, mapped onto emu_core.h, so that native/cuda/*.cu compiles as
-// host C++20 (g++ -std=c++20 -pthread) unchanged. Include it before the kernel source.
+// cuda_emu.h: the CUDA names a kernel uses, mapped onto emu_core.h. frontend/cuda_std.h (the prelude of a source the
+// front end rewrote, native/cuda/*.cu included) builds on it.
 #pragma once
 
 #include <cmath>
@@ -22,7 +22,9 @@ using emu::dim3;
 #define blockDim (::emu::t_block_dim)
 #define gridDim (::emu::t_grid_dim)
 
-// Device pointers and __shared__ arrays are bounds-checked accessors.
+// The emulator dialect (dptr<T>, SHARED_ARRAY), kept only for the fidelity probes of the test resources
+// (system-under-test/src/test/resources/emu-kernels/fidelity.cu), which exercise the scheduler and the checkers
+// directly. Kernel sources are standard CUDA, built through frontend/cuda2emu.py, and never use it.
 template <class T>
 using dptr = emu::dptr<T>;
 #define SHARED_ARRAY(T, name, n)                   \

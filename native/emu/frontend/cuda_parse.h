@@ -126,11 +126,21 @@ struct ATTNPROOF_REFUSED("cooperative groups beyond a warp", "grid-wide synchron
 };
 __device__ ATTNPROOF_REFUSED("cooperative groups beyond a warp", "grid-wide synchronisation: the emulator runs one block at a time")
 grid_group this_grid();
-struct ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block groups are not emulated; use __syncthreads") thread_block {
+struct ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block groups are not emulated, use __syncthreads") thread_block {
     __device__ void sync();
 };
-__device__ ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block groups are not emulated; use __syncthreads")
+__device__ ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block groups are not emulated, use __syncthreads")
 thread_block this_thread_block();
+// A tile of a thread block: its collectives span the tile, which the scheduler does not model (a tile wider than a
+// warp spans several warps; a narrower one is what the __shfl_*_sync intrinsics with a width express).
+template <unsigned Size, class Parent = void>
+struct ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block tiles are not emulated, use __shfl_*_sync with a width") thread_block_tile {
+    __device__ unsigned thread_rank() const;
+    __device__ void sync();
+};
+template <unsigned Size, class Parent>
+__device__ ATTNPROOF_REFUSED("cooperative groups beyond a warp", "thread-block tiles are not emulated, use __shfl_*_sync with a width")
+thread_block_tile<Size, Parent> tiled_partition(const Parent&);
 template <class... A>
 __device__ ATTNPROOF_REFUSED("cooperative groups beyond a warp", "grid-wide synchronisation: the emulator runs one block at a time")
 void sync(A...);

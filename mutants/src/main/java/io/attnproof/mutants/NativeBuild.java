@@ -102,6 +102,11 @@ final class NativeBuild {
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
             pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
+            if (!emulator) {
+                // A kernel mutant's lane at -O0: under half the compile time, the -O2 lane's bits on the claim
+                // inputs (OptLevelBitsTest). An emulator mutant's libraries keep the normal build's level.
+                pb.environment().put("ATTNPROOF_EMU_OPT", "0");
+            }
             Path log = dir.resolve("build.log");
             pb.redirectOutput(log.toFile());
             Process p = pb.start();

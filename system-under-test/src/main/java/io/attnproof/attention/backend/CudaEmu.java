@@ -3,7 +3,8 @@ package io.attnproof.attention.backend;
 import io.attnproof.attention.tensor.Device;
 
 /**
- * The CUDA kernel source (native/cuda/sinks_attn.cu) built as host C++ through native/emu/cuda_emu.h and run with
+ * The CUDA kernel source (native/cuda/sinks_attn.cu, standard CUDA C++) rewritten by the emulator's front end
+ * (native/emu/frontend/cuda2emu.py), built as host C++ and run with
  * emulated blocks and threads, through the Foreign Function \&amp; Memory API. Runs wherever gcc does. Two builds:
  * {@code cuda-emu} with FMA contraction off (every {@code a * b + c} rounded twice), and {@code cuda-emu-fma} with
  * {@code -ffp-contract=fast} (fused multiply-adds, as nvcc compiles by default), built where the CPU has FMA.

@@ -127,8 +127,12 @@ class CheckedPlainBitsTest {
      * differs from the checked build's (a one-ulp change anywhere in a computation shows in these comparisons).
      */
     static void sameBits(NativeSinks.Dialect dialect, Evidence ev) {
+        sameBits(dialect, ev, plain(dialect), "checked_vs_plain");
+    }
+
+    /** {@link #sameBits(NativeSinks.Dialect, Evidence)} against any other build {@code plain} of the same source. */
+    static void sameBits(NativeSinks.Dialect dialect, Evidence ev, Lane plain, String what) {
         Lane checked = checked(dialect);
-        Lane plain = plain(dialect);
         Evidence e = ev.backend(checked.name());
         e.seed(310);
         NativeSinks.Dialect d = dialect;
@@ -156,7 +160,7 @@ class CheckedPlainBitsTest {
             long launched = plain.runner().races(k).launches() - before.get(k);
             e.degeneracy("plain_launches[" + k + "]", launched, Comparison.GT, 0, launched + " launches");
         }
-        e.checkBitIdentical("bits_differing_checked_vs_plain" + first, differing);
+        e.checkBitIdentical("bits_differing_" + what + first, differing);
         SinksInputs in = SinksInputs.generate(334, 2, 6, 2, 24, 40, 64, Precision.F32, 2.0);
         float[] ref = checked.sinks().flashAttnSinks(t(in.q(), checked), t(in.k(), checked), t(in.v(), checked),
                 SinksRun.sinks(in.sinks(), checked.device()), null, 0).toFloatArray();

@@ -159,11 +159,17 @@ class Fa2SinksEmuTest {
 
     /** One dense call: returns [B][Hq][tq][D]; withSinks false passes a null sinks pointer. */
     static double[][][][] runDense(Evidence e, Precision p, SinksProblem pr, boolean withSinks) throws Throwable {
+        return runDense(e, p, pr, withSinks ? pr.sinks() : null);
+    }
+
+    /** One dense call with these sink logits (null: a null sinks pointer, no sink column). */
+    static double[][][][] runDense(Evidence e, Precision p, SinksProblem pr, double[] sinks) throws Throwable {
+        boolean withSinks = sinks != null;
         int b = pr.batch(), hq = pr.queryHeads(), hkv = pr.kvHeads(), tq = pr.tq(), tk = pr.tk(), d = pr.headDim();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment q = upload(arena, p, flat(pr.q())), k = upload(arena, p, flat(pr.k()));
             MemorySegment v = upload(arena, p, flat(pr.v()));
-            MemorySegment s = withSinks ? upload(arena, Precision.F32, pr.sinks()) : MemorySegment.NULL;
+            MemorySegment s = withSinks ? upload(arena, Precision.F32, sinks) : MemorySegment.NULL;
             MemorySegment out = upload(arena, p, new double[b * hq * tq * d]);
             MethodHandle h = fn("fa2_sinks_fwd_" + suffix(p), FunctionDescriptor.of(I, A, A, A, A, A, I, I, I, I, I,
                     I, I, A));
@@ -207,6 +213,22 @@ class Fa2SinksEmuTest {
         e.controlGap("drop_the_sink" + label, Diff.of(oracle, noSink).maxAbs(), limit);
     }
 
+    /**
+     * A null sinks pointer means no sink column: the call is judged against the oracle without sinks. Control: the
+     * same launch given sink logits of zero (what "no sinks" passed as zero logits computes) disagrees by more than
+     * the limit.
+     */
+    static void judgeNoSinks(Evidence e, String label, Precision p, SinksProblem pr, double[][][][] noSink,
+                             double[][][][] zeroLogits) {
+        SinksProblem none = pr.withSinks(null);
+        double[][][][] oracle = SinksAttentionOracle.attend(none);
+        double naive = Diff.of(oracle, SinksAttentionOracle.attendNaive(none, p)).maxAbs();
+        Diff diff = Diff.of(oracle, noSink);
+        double limit = Tolerance.limit(p, naive, diff.oracleMaxAbs());
+        e.check("max_abs_err_without_sinks" + label, diff.maxAbs(), limit, null);
+        e.controlGap("zero_sink_logits_instead_of_none" + label, Diff.of(oracle, zeroLogits).maxAbs(), limit);
+    }
+
     @Test
     @Claim("N6")
     void denseCallsAgreeWithTheOracleAcrossDtypesHeadDimsGqaAndWindows(Evidence ev) throws Throwable {
@@ -218,6 +240,7 @@ class Fa2SinksEmuTest {
             new Case(Precision.BF16, 1, 4, 1, 8, 8, 128, 0),
             new Case(Precision.F32, 1, 2, 1, 5, 37, 256, 5),      // 64 KiB of dynamic shared memory (opt-in)
             new Case(Precision.F16, 1, 2, 2, 6, 20, 112, 3),
+            new Case(Precision.F32, 1, 64, 8, 5, 12, 64, 4),      // GQA 64/8
         };
         long seed = 27_000;
         for (Case c : cases) {
@@ -225,7 +248,9 @@ class Fa2SinksEmuTest {
             SinksProblem pr = problem(seed, c.p(), c.b(), c.hq(), c.hkv(), c.tq(), c.tk(), c.d(), c.window());
             String label = "[" + suffix(c.p()) + " D=" + c.d() + " Hq/Hkv=" + c.hq() + "/" + c.hkv() + " tq=" + c.tq()
                     + " tk=" + c.tk() + " window=" + c.window() + "]";
-            judge(e, label, c.p(), pr, runDense(e, c.p(), pr, true), runDense(e, c.p(), pr, false));
+            double[][][][] noSink = runDense(e, c.p(), pr, false);
+            judge(e, label, c.p(), pr, runDense(e, c.p(), pr, true), noSink);
+            judgeNoSinks(e, label, c.p(), pr, noSink, runDense(e, c.p(), pr, new double[c.hq()]));
         }
     }
 
@@ -234,15 +259,20 @@ class Fa2SinksEmuTest {
     void rowsWithNoAdmittedKeyAreZeroAndTheRestAgree(Evidence ev) throws Throwable {
         Evidence e = ev.backend("cuda-emu");
         e.seed(27_100);
-        // tq 10 > tk 4: bottom-right alignment leaves rows 0..5 without a key (the sink alone: output 0).
-        SinksProblem pr = problem(27_100, Precision.F32, 1, 4, 2, 10, 4, 96, 2);
+        // tq 10 > tk 4: bottom-right alignment leaves rows 0..5 without a key (the sink alone: output 0). Head 0's
+        // sink is -inf: a keyless row there has neither a key nor a sink (0, never the NaN of -inf - -inf).
+        SinksProblem drawn = problem(27_100, Precision.F32, 1, 4, 2, 10, 4, 96, 2);
+        double[] sinks = drawn.sinks().clone();
+        sinks[0] = Double.NEGATIVE_INFINITY;
+        SinksProblem pr = drawn.withSinks(sinks);
         double[][][][] got = runDense(e, Precision.F32, pr, true);
         double keyless = 0;
         for (double[][][] x : got) for (double[][] y : x) for (int r = 0; r < 6; r++) for (double w : y[r]) {
             keyless = Math.max(keyless, Double.isNaN(w) ? Double.POSITIVE_INFINITY : Math.abs(w));
         }
         e.checkEqual("max_abs_output_of_rows_with_no_admitted_key", keyless, 0.0);
-        judge(e, "[f32 D=96 tq=10 tk=4 window=2]", Precision.F32, pr, got, runDense(e, Precision.F32, pr, false));
+        judge(e, "[f32 D=96 tq=10 tk=4 window=2 sink[0]=-inf]", Precision.F32, pr, got,
+                runDense(e, Precision.F32, pr, false));
     }
 
     @Test
@@ -301,6 +331,36 @@ class Fa2SinksEmuTest {
             }
             judge(e, "[varlen f16 D=64 Hq/Hkv=16/2 seq " + s + " q_len=" + qLens[s] + " kv_len=" + kLens[s] + "]", p,
                     seqs[s], got, noSink);
+        }
+    }
+
+    /**
+     * A launch the device refuses (grid.y = Hq = 65536, past CUDA's 65535) is an error the launcher returns
+     * (cudaErrorInvalidConfiguration, from cudaGetLastError), never cudaSuccess over an output no block wrote.
+     * Control: the same call at Hq = 2 launches.
+     */
+    @Test
+    @Claim("N6")
+    void aLaunchPastTheGridLimitIsReturnedAsAnError(Evidence ev) throws Throwable {
+        Evidence e = ev.backend("cuda-emu");
+        e.seed(27_350);
+        int d = 64;
+        MethodHandle fwd = fn("fa2_sinks_fwd_f16", FunctionDescriptor.of(I, A, A, A, A, A, I, I, I, I, I, I, I, A));
+        for (int hq : new int[] {65_536, 2}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment q = upload(arena, Precision.F16, new double[hq * d]);
+                MemorySegment kv = upload(arena, Precision.F16, new double[d]);
+                MemorySegment s = upload(arena, Precision.F32, new double[hq]);
+                MemorySegment out = upload(arena, Precision.F16, new double[hq * d]);
+                int rc = (int) fwd.invokeExact(q, kv, kv, s, out, 1, hq, 1, 1, 1, d, 0, MemorySegment.NULL);
+                if (hq == 2) {
+                    e.checkEqual("cudaError_of_the_same_launch_at_Hq_2 (control)", rc, 0);
+                } else {
+                    e.checkEqual("cudaError_of_a_launch_with_grid_y_65536 (9: cudaErrorInvalidConfiguration)", rc, 9);
+                    String msg = lastMessage();
+                    assertTrue(msg.contains("65536"), "the report names the grid: " + msg);
+                }
+            }
         }
     }
 

@@ -46,6 +46,10 @@ class FrontEndTest {
             + "6: refused: cp.async (asynchronous global-to-shared copies and their pipeline stages are not emulated)",
         "grid_sync.cu  | 4: refused: cooperative groups beyond a warp (grid-wide synchronisation: the emulator runs one block at a time)",
         "texture.cu    | 2: refused: texture fetch (textures and their sampling hardware are not emulated)",
+        "surface.cu    | 2: refused: surface access (surfaces are not emulated)",
+        "tiled_partition.cu | 4: refused: cooperative groups beyond a warp (thread-block groups are not emulated, use"
+            + " __syncthreads);4: refused: cooperative groups beyond a warp (thread-block tiles are not emulated, use"
+            + " __shfl_*_sync with a width)",
     })
     void aRefusedConstructFailsTheBuildNamingFileLineAndConstruct(String file, String lines, @TempDir Path tmp)
             throws Exception {

@@ -146,6 +146,33 @@ class KernelSourcesTest {
         ev.controlAtLeast("hash_bytes_changed_by_a_one_character_edit", bytesDiffering(sha256(edited), header), 1);
     }
 
+    /**
+     * Claim N6 on the project's own CUDA source: it is standard CUDA (no emulator dialect), and the cuda-emu lanes were
+     * built from the front end's rewrite of it: the rewrite log names each __shared__ array and each kernel's pointer
+     * parameters at their lines (the checked and race-recorded forms). Control: the log of that rewrite is not empty.
+     */
+    @Test
+    @Claim("N6")
+    void theCudaSourceIsStandardCudaBuiltThroughTheFrontEnd(Evidence ev) throws IOException {
+        Path cu = cudaSource();
+        String text = Files.readString(cu);
+        Matcher dialect = Pattern.compile("SHARED_ARRAY|\\bdptr\\s*<|ATTNPROOF_EMU").matcher(text);
+        ev.checkEqual("emulator_dialect_tokens_in_sinks_attn.cu", dialect.results().count(), 0L);
+        Path log = NativeFiles.dir().resolve("gen").resolve("sinks_attn.emu.cpp.rewrites.txt");
+        assertTrue(Files.isRegularFile(log),
+                log + " is missing: build.sh did not build the cuda lanes through cuda2emu.py");
+        List<String> rewrites = Files.readAllLines(log, StandardCharsets.UTF_8);
+        ev.controlAtLeast("front_end_rewrites_logged", rewrites.size(), 1);
+        long sharedDecls = Pattern.compile("(?m)^\\s*__shared__ float \\w+\\[").matcher(text).results().count();
+        long sharedRewrites = rewrites.stream()
+                .filter(l -> l.matches(".*: __shared__ float \\w+\\[.*\\] -> ::emu::shared_array<.*")).count();
+        assertTrue(sharedDecls > 0, "the source declares its tiles as __shared__ arrays");
+        ev.checkEqual("shared_arrays_not_rewritten_to_checked_arrays", sharedDecls - sharedRewrites, 0L);
+        long params = rewrites.stream().filter(l -> l.contains(": parameter ") && l.contains("-> ::emu::dptr<")).count();
+        long pointerParams = Pattern.compile("\\* __restrict__ \\w+").matcher(text).results().count();
+        ev.checkEqual("pointer_parameters_not_rewritten_to_checked_pointers", pointerParams - params, 0L);
+    }
+
     @Test
     void bothEmulationLibrariesWereBuilt() {
         for (String lib : List.of(NativeFiles.CUDA_EMU_LIBRARY, NativeFiles.METAL_EMU_LIBRARY)) {

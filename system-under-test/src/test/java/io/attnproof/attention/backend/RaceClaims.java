@@ -22,9 +22,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * N1 on one emulated lane: every kernel of the lane's source runs on the inputs of the lane's claim tests (the fused
- * cases of S1 and U8, the S7 envelope, the packed sequences of S6, the masked unfused calls of S1/S2 and the union
- * shapes of U5) with the shim's race checker on, and the checker's totals per kernel are the evidence: races = 0,
- * after degeneracy lines showing that each kernel ran and that the shared-memory kernels had their accesses checked.
+ * cases of S1 and U8, the S7 envelope, the packed sequences of S6, the masked unfused calls of S1/S2, the union
+ * shapes of U5, and GQA of 16/2 and 64/8 heads on the fused, varlen and split-K kernels) with the shim's race checker
+ * on, and the checker's totals per kernel are the evidence: races = 0, after degeneracy lines showing that each kernel ran and that the shared-memory kernels had their accesses checked.
  * The control is the shim's own probe kernel, whose threads read a neighbour's shared element with and without a
  * barrier: without it the checker must report races (and name the kernel, array, element, threads and block).
  *
@@ -127,7 +127,35 @@ abstract class RaceClaims {
             failed += racesThrown(() -> lane.attendMasked(on(in.q()), on(in.k()), on(in.v()),
                     Tensor.of(mask, DType.F32, device(), 1, 1, 1, tk), null));
         }
+        // GQA of several KV heads (Hq / Hkv = 16 / 2 and 64 / 8): the fused prefill, the varlen kernel on one packed
+        // sequence and the split-K decode (1030 keys: five chunks).
+        for (int[] g : new int[][] {{16, 2}, {64, 8}}) {
+            SinksInputs pre = SinksInputs.generate(2700L + g[0], 1, g[0], g[1], 9, 24, 64, Precision.F32, 2.0);
+            Tensor s = SinksRun.sinks(pre.sinks(), device());
+            failed += racesThrown(() -> lane.flashAttnSinks(on(pre.q()), on(pre.k()), on(pre.v()), s, null, 0));
+            failed += racesThrown(() -> lane.sinksAttnVarlen(packed(pre.q()), packed(pre.k()), packed(pre.v()), s,
+                    new int[] {0, 9}, new int[] {0, 24}, 3));
+            SinksInputs dec = SinksInputs.generate(2800L + g[0], 1, g[0], g[1], 1, 1030, 64, Precision.F32, 2.0);
+            failed += racesThrown(() -> lane.flashAttnSinks(on(dec.q()), on(dec.k()), on(dec.v()),
+                    SinksRun.sinks(dec.sinks(), device()), null, 0));
+        }
         return failed;
+    }
+
+    /** {@code [1, H, T, D]} as one packed sequence {@code [T, H, D]}. */
+    Tensor packed(double[][][][] x) {
+        int h = x[0].length;
+        int t = x[0][0].length;
+        int d = x[0][0][0].length;
+        float[] out = new float[t * h * d];
+        for (int j = 0; j < h; j++) {
+            for (int r = 0; r < t; r++) {
+                for (int c = 0; c < d; c++) {
+                    out[(r * h + j) * d + c] = (float) x[0][j][r][c];
+                }
+            }
+        }
+        return Tensor.of(out, DType.F32, device(), t, h, d);
     }
 
     @Test
