@@ -73,8 +73,9 @@ only="${ATTNPROOF_EMU_ONLY:-}"
 wants() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 if wants cuda-emu || wants cuda-emu-fma || wants plain; then
     cu_emu="$out/gen/$(basename "$cu" .cu).emu.cpp"
-    if [ ! -f "$cu_emu" ] || [ "$cu" -nt "$cu_emu" ] || [ "$here/frontend/cuda2emu.py" -nt "$cu_emu" ] ||
-        [ "$here/frontend/cuda_parse.h" -nt "$cu_emu" ]; then
+    stamp="$cu_emu.stamp"  # when the rewrite last ran (the output keeps its time when the text did not change)
+    if [ ! -f "$cu_emu" ] || [ ! -f "$stamp" ] || [ "$cu" -nt "$stamp" ] ||
+        [ "$here/frontend/cuda2emu.py" -nt "$stamp" ] || [ "$here/frontend/cuda_parse.h" -nt "$stamp" ]; then
         rc=0
         "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/frontend/cuda2emu.py" "$cu" "$cu_emu.tmp.$$" || rc=$?
         if [ "$rc" -ne 0 ]; then
@@ -83,7 +84,8 @@ if wants cuda-emu || wants cuda-emu-fma || wants plain; then
             exit "$rc"
         fi
         mv -f "$cu_emu.tmp.$$.rewrites.txt" "$cu_emu.rewrites.txt"
-        if cmp -s "$cu_emu.tmp.$$" "$cu_emu"; then rm -f "$cu_emu.tmp.$$"; touch "$cu_emu"; else mv -f "$cu_emu.tmp.$$" "$cu_emu"; fi
+        if cmp -s "$cu_emu.tmp.$$" "$cu_emu"; then rm -f "$cu_emu.tmp.$$"; else mv -f "$cu_emu.tmp.$$" "$cu_emu"; fi
+        touch "$stamp"
     fi
     cu_flags=(-I "$here" -I "$here/frontend" -I "$here/frontend/include" -DATTNPROOF_KERNEL_SOURCE="\"$cu_emu\"")
 fi
