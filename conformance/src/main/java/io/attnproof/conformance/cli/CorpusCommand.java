@@ -176,6 +176,11 @@ final class CorpusCommand implements Runnable {
             }
             o.printf(Locale.ROOT, "corpus check: engine %s, %d checks over %d cases of %s (outputs %s), %.1f s%n",
                     engine, r.outcomes().size(), r.manifest().cases().size(), dir, outputs, r.seconds());
+            if (!r.extraFiles().isEmpty()) {
+                o.printf(Locale.ROOT, "warning: %d files in %s are not outputs of this corpus (ignored): %s%s%n",
+                        r.extraFiles().size(), outputs, String.join(", ", r.extraFiles().stream().limit(20).toList()),
+                        r.extraFiles().size() > 20 ? ", ..." : "");
+            }
             o.printf(Locale.ROOT, "%-5s %7s %6s %6s %9s  %s%n", "claim", "checks", "pass", "fail", "controls",
                     "smallest margin (check)");
             Map<String, List<CorpusChecker.Outcome>> byClaim = new LinkedHashMap<>();

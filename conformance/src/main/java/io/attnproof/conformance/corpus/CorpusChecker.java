@@ -46,7 +46,8 @@ public final class CorpusChecker {
     }
 
     /** Every outcome, in manifest order, plus where the evidence went. */
-    public record Result(Manifest manifest, List<Outcome> outcomes, Path evidenceFile, double seconds) {
+    public record Result(Manifest manifest, List<Outcome> outcomes, Path evidenceFile, double seconds,
+            List<String> extraFiles) {
         public boolean passed() {
             return outcomes.stream().allMatch(Outcome::passed);
         }
@@ -71,6 +72,11 @@ public final class CorpusChecker {
             Map<String, CaseChecker.Reference> references) {
         long t0 = System.nanoTime();
         CorpusChecker c = new CorpusChecker(dir, outputs, references);
+        if (!Files.isDirectory(outputs)) {
+            throw new IllegalArgumentException("--outputs " + outputs + ": must be a folder holding <case id>.npy ("
+                    + (Files.exists(outputs) ? "it is a file" : "no such folder") + ")");
+        }
+        List<String> extras = extraFiles(outputs, c.entries.keySet());
         EvidenceSink sink = new EvidenceSink(evidenceDir);
         List<Outcome> out = new ArrayList<>();
         for (CheckSpec check : c.manifest.checks()) {
@@ -78,7 +84,18 @@ public final class CorpusChecker {
             ev.seed(c.entries.get(check.a().caseId()).seed());
             out.add(c.apply(check, new Rec(ev)));
         }
-        return new Result(c.manifest, List.copyOf(out), sink.file("CorpusChecker"), (System.nanoTime() - t0) / 1e9);
+        return new Result(c.manifest, List.copyOf(out), sink.file("CorpusChecker"), (System.nanoTime() - t0) / 1e9,
+                extras);
+    }
+
+    /** The names in {@code outputs} that are not {@code <case id>.npy} of a case of the manifest, sorted. */
+    private static List<String> extraFiles(Path outputs, java.util.Set<String> ids) {
+        try (java.util.stream.Stream<Path> s = Files.list(outputs)) {
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> !(n.endsWith(".npy") && ids.contains(n.substring(0, n.length() - 4)))).sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--outputs " + outputs + ": cannot list the folder: " + e.getMessage());
+        }
     }
 
     /** Records evidence lines, catching each failure so that every number of a check is written. */
@@ -218,11 +235,6 @@ public final class CorpusChecker {
     private void pair(CheckSpec check, Rec rec) {
         double[] a = slice(check.a(), (double[]) actual(check.a().caseId()));
         double[] b = slice(check.b(), (double[]) actual(check.b().caseId()));
-        if (a.length != b.length) {
-            throw new CaseException(dir.resolve(Manifest.FILE), "checks[" + check.id() + "]", "the slices of "
-                    + check.a().caseId() + " and " + check.b().caseId() + " hold " + a.length + " and " + b.length
-                    + " elements: a pair compares equal slices");
-        }
         CaseChecker.Reference ref = reference(check.b().caseId());
         double limit = ref.limit();
         double maxAbs = 0;
