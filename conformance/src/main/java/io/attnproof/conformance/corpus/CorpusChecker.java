@@ -23,7 +23,8 @@ import java.util.Map;
  * {@code attnproof corpus check}: applies every check of a corpus's manifest to an engine's outputs
  * ({@code OUT/<case id>.npy}), writing one evidence line per measured number with {@code backend = engine} (test
  * {@code CorpusChecker#<check id>}) into {@code evidenceDir/CorpusChecker.jsonl}, which the ledger reads as one more
- * lane column. A missing or misshapen output is a failing line naming the case, never a skip.
+ * lane column. A missing or misshapen output is a failing line naming the case, never a skip. A corpus that is not
+ * as export wrote it ({@link Seal}) is refused before any output is read.
  */
 public final class CorpusChecker {
     private final Path dir;
@@ -72,6 +73,7 @@ public final class CorpusChecker {
             Map<String, CaseChecker.Reference> references) {
         long t0 = System.nanoTime();
         CorpusChecker c = new CorpusChecker(dir, outputs, references);
+        Seal.verify(dir);
         if (!Files.isDirectory(outputs)) {
             throw new IllegalArgumentException("--outputs " + outputs + ": must be a folder holding <case id>.npy ("
                     + (Files.exists(outputs) ? "it is a file" : "no such folder") + ")");

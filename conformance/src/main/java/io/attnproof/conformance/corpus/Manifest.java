@@ -101,6 +101,13 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
         if (!FORMAT.equals(root.get("format"))) {
             throw new CaseException(file, "format", root.get("format") + " must be " + FORMAT);
         }
+        // Seeds are 64-bit: read them exactly (the plain tree holds every number as a double).
+        com.fasterxml.jackson.databind.JsonNode exact;
+        try {
+            exact = JsonTrees.MAPPER.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new CaseException(file, null, "malformed JSON: " + e.getOriginalMessage());
+        }
         List<Entry> cases = new ArrayList<>();
         Map<String, Entry> byId = new LinkedHashMap<>();
         for (Object o : list(file, root, "cases")) {
@@ -112,7 +119,8 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
                         + " must be 4 positive integers [B, H, T, D]");
             }
             Entry e = new Entry(caseId, str(file, m, "claim"), str(file, m, "kind"), str(file, m, "dtype"),
-                    ((Double) m.getOrDefault("seed", 0.0)).longValue(), str(file, m, "case"), shape,
+                    seed(file, m, exact.get("cases").get(cases.size()), "cases[" + caseId + "].seed"), str(file, m,
+                    "case"), shape,
                     String.valueOf(m.getOrDefault("description", "")));
             if (byId.put(e.id(), e) != null) {
                 throw new CaseException(file, "cases[" + caseId + "].id", "case id " + caseId + " appears twice");
@@ -173,8 +181,7 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
             checkIds.put(id, c);
             checks.add(c);
         }
-        Object seed = root.get("seed");
-        return new Manifest(seed instanceof Double d ? d.longValue() : 0L, String.valueOf(root.get("scale")),
+        return new Manifest(seed(file, root, exact, "seed"), String.valueOf(root.get("scale")),
                 List.copyOf(cases), List.copyOf(checks));
     }
 
@@ -214,6 +221,19 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
         long b = s.b0() < 0 ? o[0] : s.b1() - s.b0();
         long r = s.r0() < 0 ? o[2] : s.r1() - s.r0();
         return b * o[1] * r * o[3];
+    }
+
+    /** The integer {@code node.seed}, exactly; 0 when absent. */
+    private static long seed(Path file, Map<String, Object> m, com.fasterxml.jackson.databind.JsonNode node,
+            String field) {
+        if (!m.containsKey("seed")) {
+            return 0;
+        }
+        com.fasterxml.jackson.databind.JsonNode n = node.get("seed");
+        if (n == null || !n.canConvertToExactIntegral() || !n.canConvertToLong()) {
+            throw new CaseException(file, field, m.get("seed") + " must be a 64-bit integer");
+        }
+        return n.asLong();
     }
 
     private static List<?> list(Path file, Map<String, Object> root, String key) {
