@@ -106,11 +106,17 @@ def union_attention(case, t, bug):
     return out
 
 
+def q_heads(case, t):
+    """Hq of a sinks case: q is [B, Hq, tq, D] dense, [total_q, Hq, D] packed."""
+    return t["q"].shape[1]
+
+
 def sinks_attention(case, t, bug):
     """sinks_attn / sinks_attn_cpu_varlen (docs/system.md 8): GQA, bottom-right causality, optional window and mask."""
     cfg = case["config"]
     window = cfg["window"]
-    sinks = t["sinks"].astype(np.float64)
+    # An absent sinks field is no sink term: -inf for every query head (never zero logits).
+    sinks = t["sinks"].astype(np.float64) if "sinks" in t else np.full(q_heads(case, t), -np.inf)
     q, k = t["q"].astype(np.float64), t["k"].astype(np.float64)
     v = t["v"].astype(np.float64) if "v" in t else k
     if "cu_seqlens_q" in cfg:

@@ -172,6 +172,12 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
                 throw new CaseException(file, at + "against", "missing: a control (expect fail) of type " + type
                         + " names the case whose oracle its output must miss");
             }
+            if (against != null && !Arrays.equals(byId.get(against).outputShape(), byId.get(a.caseId()).outputShape())) {
+                throw new CaseException(file, at + "against", against + " has output_shape "
+                        + CaseSpec.ints(byId.get(against).outputShape()) + ", " + a.caseId() + " "
+                        + CaseSpec.ints(byId.get(a.caseId()).outputShape()) + ": a control misses an oracle of its own"
+                        + " shape");
+            }
             if (against != null && (pair || !control)) {
                 throw new CaseException(file, at + "against", against + ": only a " + "control (expect fail) of type"
                         + " oracle or degenerate names a case to miss");

@@ -297,7 +297,7 @@ class CheckRulesTest {
     void theCheckTypeOfEveryClaimIsPinned() {
         Map<String, Set<String>> want = new LinkedHashMap<>();
         Set<String> oracleWithControl = Set.of("oracle/pass", "oracle/fail");
-        for (String c : List.of("U1", "U2", "U4", "U5", "U6", "U7", "S1", "S2", "S6", "B1")) {
+        for (String c : List.of("U1", "U2", "U4", "U5", "U6", "U7", "S1", "S2", "S6", "B1", "B4", "B5")) {
             want.put(c, oracleWithControl);
         }
         want.put("U3", Set.of("oracle/pass", "same-bits/pass", "same-within-rule/fail"));
@@ -308,7 +308,7 @@ class CheckRulesTest {
         want.put("V1", Set.of("oracle/pass", "same-bits/pass", "same-within-rule/fail"));
         want.put("V3", Set.of("oracle/pass", "same-within-rule/pass", "same-within-rule/fail"));
         want.put("B2", Set.of("oracle/pass", "same-within-rule/pass", "same-within-rule/fail"));
-        want.put("B6", Set.of("degenerate/pass", "degenerate/fail"));
+        want.put("B6", Set.of("degenerate/pass", "degenerate/fail", "oracle/fail"));
         for (boolean small : new boolean[] {true, false}) {
             Map<String, Set<String>> got = new LinkedHashMap<>();
             for (CheckSpec c : CorpusGenerator.build(13, small).checks()) {
