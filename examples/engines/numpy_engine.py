@@ -6,12 +6,13 @@ attention it describes, and writes ``OUT/<case id>.npy``, which ``attnproof corp
 numpy`` then judges. Replace ``union_attention`` and ``sinks_attention`` with calls into your own engine (Rust, PyTorch,
 a CUDA kernel ...) and keep the rest: that is all an adapter is.
 
-    python3 examples/engines/numpy_engine.py CORPUS OUT [--bug window+1|sink-in-numerator|batch-position]
+    python3 examples/engines/numpy_engine.py CORPUS OUT [--bug window+1|sink-in-numerator|batch-position|no-sinks-as-zero]
 
-``--bug`` plants one of three classic bugs so that you can see the corpus name the claims it breaks:
+``--bug`` plants one of four classic bugs so that you can see the corpus name the claims it breaks:
   window+1           the sliding window admits W+1 keys (upstream make_swa_mask's width)
   sink-in-numerator  the sink's e^(sink-m) is added to every attended key's numerator too
   batch-position     a ragged cohort is run at the batch-wide position (rowQ0 ignored)
+  no-sinks-as-zero   a sinks case without sinks is run with zero sink logits (weight 1) instead of none
 """
 import argparse
 import json
@@ -20,7 +21,7 @@ import sys
 
 import numpy as np
 
-BUGS = ("window+1", "sink-in-numerator", "batch-position")
+BUGS = ("window+1", "sink-in-numerator", "batch-position", "no-sinks-as-zero")
 
 
 def round_to(x, dtype):
@@ -106,11 +107,20 @@ def union_attention(case, t, bug):
     return out
 
 
+def q_heads(case, t):
+    """Hq of a sinks case: q is [B, Hq, tq, D] dense, [total_q, Hq, D] packed."""
+    return t["q"].shape[1]
+
+
 def sinks_attention(case, t, bug):
     """sinks_attn / sinks_attn_cpu_varlen (docs/system.md 8): GQA, bottom-right causality, optional window and mask."""
     cfg = case["config"]
     window = cfg["window"]
-    sinks = t["sinks"].astype(np.float64)
+    # An absent sinks field is no sink term: -inf for every query head (never zero logits).
+    if "sinks" in t:
+        sinks = t["sinks"].astype(np.float64)
+    else:
+        sinks = np.full(q_heads(case, t), 0.0 if bug == "no-sinks-as-zero" else -np.inf)
     q, k = t["q"].astype(np.float64), t["k"].astype(np.float64)
     v = t["v"].astype(np.float64) if "v" in t else k
     if "cu_seqlens_q" in cfg:

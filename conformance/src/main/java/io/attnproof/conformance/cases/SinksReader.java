@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the sinks kind of case (README "Cases"): {@code q}, {@code k}, optional {@code v} (default: k), {@code sinks},
+ * Reads the sinks kind of case (README "Cases"): {@code q}, {@code k}, optional {@code v} (default: k), optional {@code sinks} (absent: no sink term),
  * optional {@code mask} (dense only), {@code canary}, and {@code config {window, dtype[, cu_seqlens_q,
  * cu_seqlens_k]}}; every problem a {@link CaseException} naming the file and the field.
  */
@@ -44,7 +44,7 @@ final class SinksReader {
         Npy.Array q = r.array(root, "q", true, dtype);
         Npy.Array k = r.array(root, "k", true, dtype);
         Npy.Array v = r.array(root, "v", false, dtype);
-        Npy.Array sinks = r.array(root, "sinks", true, dtype);
+        Npy.Array sinks = r.array(root, "sinks", false, dtype);   // absent: no sink term (every head -inf)
         Npy.Array mask = r.array(root, "mask", false, dtype);
         boolean varlen = config.containsKey("cu_seqlens_q") || config.containsKey("cu_seqlens_k");
         int rank = varlen ? 3 : 4;
@@ -65,11 +65,14 @@ final class SinksReader {
         if (v != null && !Arrays.equals(v.shape(), ks)) {
             throw r.shape("v", v, "must equal k's shape " + Npy.shapeText(ks));
         }
-        if (!Arrays.equals(sinks.shape(), new int[] {hq})) {
+        float[] sinkValues = new float[hq];
+        Arrays.fill(sinkValues, Float.NEGATIVE_INFINITY);
+        if (sinks != null && !Arrays.equals(sinks.shape(), new int[] {hq})) {
             throw r.shape("sinks", sinks, "must be [Hq=" + hq + "] (one sink logit per query head of q)");
         }
-        for (int i = 0; i < hq; i++) {
+        for (int i = 0; sinks != null && i < hq; i++) {
             float s = sinks.data()[i];
+            sinkValues[i] = s;
             if (Float.isNaN(s) || s == Float.POSITIVE_INFINITY) {
                 throw new CaseException(r.file, "sinks", sinks.file() + ": sinks[" + i + "] = " + s
                         + " must be finite, or -inf for no sink");
@@ -114,7 +117,7 @@ final class SinksReader {
         Tensor qt = Tensor.of(q.data(), dtype, Device.CPU, qs);
         Tensor kt = Tensor.of(k.data(), dtype, Device.CPU, ks);
         Tensor vt = v == null ? kt : Tensor.of(v.data(), dtype, Device.CPU, ks);
-        Tensor st = Tensor.of(sinks.data(), DType.F32, Device.CPU, hq);
+        Tensor st = Tensor.of(sinkValues, DType.F32, Device.CPU, hq);
         Tensor mt = mask == null ? null : Tensor.of(mask.data(), dtype, Device.CPU, mask.shape());
         return new SinksCase(r.file, qt, kt, vt, st, mt, window, cuQ, cuK, dtype);
     }

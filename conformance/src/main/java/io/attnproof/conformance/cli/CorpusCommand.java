@@ -48,7 +48,8 @@ final class CorpusCommand implements Runnable {
     @Command(name = "export", mixinStandardHelpOptions = true,
             description = {"Writes a corpus into DIR: manifest.json (every case with its claim, seed and the checks"
                 + " that judge it, negative controls included) and cases/<id>/ (case.json + .npy, README \"Cases\").",
-                "The same seed gives the same bytes. Exit code 0, or 2 for bad options."})
+                "The same seed gives the same bytes; seal.json holds the export options and every file's SHA-256, which"
+                + " corpus check verifies. Exit code 0, or 2 for bad options."})
     static final class Export implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -138,7 +139,7 @@ final class CorpusCommand implements Runnable {
                 + " check of the corpus in DIR: evidence lines with backend = NAME go to --evidence-out (default"
                 + " conformance/target/evidence-engines/NAME, which ./attnproof ledger reads), then a table per claim.",
                 "A missing output is a failure naming the case. Exit code 0 every check passed, 1 one failed, 2 bad"
-                + " input."})
+                + " input: a corpus that fails its seal (seal.json), a malformed manifest, or no outputs folder."})
     static final class Check implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -176,6 +177,11 @@ final class CorpusCommand implements Runnable {
             }
             o.printf(Locale.ROOT, "corpus check: engine %s, %d checks over %d cases of %s (outputs %s), %.1f s%n",
                     engine, r.outcomes().size(), r.manifest().cases().size(), dir, outputs, r.seconds());
+            if (!r.extraFiles().isEmpty()) {
+                o.printf(Locale.ROOT, "warning: %d files in %s are not outputs of this corpus (ignored): %s%s%n",
+                        r.extraFiles().size(), outputs, String.join(", ", r.extraFiles().stream().limit(20).toList()),
+                        r.extraFiles().size() > 20 ? ", ..." : "");
+            }
             o.printf(Locale.ROOT, "%-5s %7s %6s %6s %9s  %s%n", "claim", "checks", "pass", "fail", "controls",
                     "smallest margin (check)");
             Map<String, List<CorpusChecker.Outcome>> byClaim = new LinkedHashMap<>();

@@ -52,13 +52,26 @@ public record CaseSpec(String id, String claim, String kind, String dtype, long 
 
     /** Writes the case into {@code dir} ({@code case.json} plus one {@code <field>.npy} per tensor). */
     public void write(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            for (Map.Entry<String, byte[]> f : files().entrySet()) {
+                Files.write(dir.resolve(f.getKey()), f.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the case into " + dir, e);
+        }
+    }
+
+    /** The files of the case by name: one {@code <field>.npy} per tensor, then {@code case.json}. */
+    public Map<String, byte[]> files() {
+        Map<String, byte[]> files = new LinkedHashMap<>();
         StringBuilder json = new StringBuilder("{\n");
         json.append("  \"description\": ").append(JsonTrees.quote(description)).append(",\n");
         json.append("  \"kind\": ").append(JsonTrees.quote(kind)).append(",\n");
         for (Map.Entry<String, Arr> e : tensors.entrySet()) {
             String name = e.getKey() + ".npy";
             Arr a = e.getValue();
-            Npy.write(dir.resolve(name), a.storage(), a.shape(), a.values());
+            files.put(name, Npy.encode(a.storage(), a.shape(), a.values(), 1));
             json.append("  ").append(JsonTrees.quote(e.getKey())).append(": ").append(JsonTrees.quote(name)).append(",\n");
         }
         if (!canary.isEmpty()) {
@@ -81,12 +94,8 @@ public record CaseSpec(String id, String claim, String kind, String dtype, long 
             first = false;
         }
         json.append("}\n}\n");
-        try {
-            Files.createDirectories(dir);
-            Files.writeString(dir.resolve("case.json"), json, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + dir.resolve("case.json"), e);
-        }
+        files.put("case.json", json.toString().getBytes(StandardCharsets.UTF_8));
+        return files;
     }
 
     static String value(Object v) {

@@ -21,7 +21,7 @@ public record CheckSpec(String id, String claim, String type, String expect, Sel
             return new Sel(caseId, b0, b1, r0, r1);
         }
 
-        boolean whole() {
+        public boolean whole() {
             return b0 < 0 && r0 < 0;
         }
     }

@@ -37,8 +37,12 @@ public final class CorpusExport {
         }
     }
 
+    /** A corpus before it is written: the manifest, its cases in manifest order and the checks the budget dropped. */
+    public record Plan(Manifest manifest, List<CaseSpec> cases, List<String> droppedChecks) {
+    }
+
     /**
-     * Writes the corpus of {@code seed} into {@code dir}.
+     * Writes the corpus of {@code seed} into {@code dir}, sealed ({@link Seal}).
      *
      * @param claims   the claims to keep (empty: all)
      * @param dtypes   the dtypes to keep (empty: all)
@@ -47,17 +51,39 @@ public final class CorpusExport {
      */
     public static Result export(Path dir, long seed, boolean small, Set<String> claims, Set<String> dtypes,
             long maxBytes) {
-        for (String c : claims) {
+        Seal.Params params = new Seal.Params(seed, small, List.copyOf(claims), List.copyOf(dtypes), maxBytes);
+        Plan plan = plan(params);
+        prepare(dir);
+        for (CaseSpec c : plan.cases()) {
+            c.write(dir.resolve("cases").resolve(c.id()));
+        }
+        try {
+            Files.writeString(dir.resolve(Manifest.FILE), plan.manifest().toJson(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + dir.resolve(Manifest.FILE), e);
+        }
+        Seal.write(dir, params);
+        return new Result(plan.manifest(), size(dir), plan.droppedChecks());
+    }
+
+    /**
+     * The corpus that {@code params} select, in memory: the same bytes every time for the same parameters and the
+     * same version of attnproof.
+     *
+     * @throws IllegalArgumentException naming an unknown claim or dtype
+     */
+    public static Plan plan(Seal.Params params) {
+        for (String c : params.claims()) {
             if (!CorpusGenerator.CLAIMS.contains(c)) {
                 throw new IllegalArgumentException("--claims " + c + ": the corpus covers " + CorpusGenerator.CLAIMS);
             }
         }
-        for (String t : dtypes) {
+        for (String t : params.dtypes()) {
             if (!List.of("F32", "F16", "BF16").contains(t)) {
                 throw new IllegalArgumentException("--dtype " + t + ": must be F32, F16 or BF16");
             }
         }
-        CorpusGenerator g = CorpusGenerator.build(seed, small);
+        CorpusGenerator g = CorpusGenerator.build(params.seed(), params.small());
         Map<String, CaseSpec> byId = new LinkedHashMap<>();
         for (CaseSpec c : g.cases()) {
             byId.put(c.id(), c);
@@ -69,13 +95,13 @@ public final class CorpusExport {
         for (CheckSpec check : g.checks()) {
             List<String> ids = caseIds(check);
             CaseSpec first = byId.get(ids.getFirst());
-            if ((!claims.isEmpty() && !claims.contains(check.claim()))
-                    || (!dtypes.isEmpty() && !dtypes.contains(first.dtype()))) {
+            if ((!params.claims().isEmpty() && !params.claims().contains(check.claim()))
+                    || (!params.dtypes().isEmpty() && !params.dtypes().contains(first.dtype()))) {
                 continue;
             }
             long more = ids.stream().filter(id -> !kept.contains(id)).distinct().mapToLong(id -> byId.get(id).bytes())
                     .sum();
-            if (bytes + more > maxBytes) {
+            if (bytes + more > params.maxBytes()) {
                 dropped.add(check.id());
                 continue;
             }
@@ -83,23 +109,19 @@ public final class CorpusExport {
             kept.addAll(ids);
             checks.add(check);
         }
-        prepare(dir);
         List<Manifest.Entry> entries = new ArrayList<>();
+        List<CaseSpec> cases = new ArrayList<>();
         for (CaseSpec c : g.cases()) {
             if (!kept.contains(c.id())) {
                 continue;
             }
-            c.write(dir.resolve("cases").resolve(c.id()));
+            cases.add(c);
             entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
                     "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
         }
-        Manifest m = new Manifest(seed, small ? "small" : "full", List.copyOf(entries), List.copyOf(checks));
-        try {
-            Files.writeString(dir.resolve(Manifest.FILE), m.toJson(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + dir.resolve(Manifest.FILE), e);
-        }
-        return new Result(m, size(dir), List.copyOf(dropped));
+        Manifest m = new Manifest(params.seed(), params.small() ? "small" : "full", List.copyOf(entries),
+                List.copyOf(checks));
+        return new Plan(m, List.copyOf(cases), List.copyOf(dropped));
     }
 
     /** The case ids a check reads. */

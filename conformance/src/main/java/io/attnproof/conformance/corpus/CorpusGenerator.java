@@ -16,7 +16,7 @@ import java.util.SplittableRandom;
 public final class CorpusGenerator {
     /** The claims the corpus covers, in catalog order. */
     public static final List<String> CLAIMS = List.of("U1", "U2", "U3", "U4", "U5", "U6", "U7", "U8", "R1", "R5",
-            "R9", "S1", "S2", "S6", "V1", "V3", "B1", "B2", "B6");
+            "R9", "S1", "S2", "S6", "V1", "V3", "B1", "B2", "B4", "B5", "B6");
 
     private final long seed;
     private final boolean small;
@@ -49,6 +49,7 @@ public final class CorpusGenerator {
         g.b1();
         g.b2();
         g.b6();
+        g.realShapes();
         return g;
     }
 
@@ -251,6 +252,13 @@ public final class CorpusGenerator {
                 int r = shape[0];
                 long s = seedOf("U6-r" + r);
                 UnionData x = UnionData.random(s, 2, 8, 1, shape[1], shape[2], 32, r, shape[3], true);
+                if (r == 4) {
+                    // Sinks that carry a share of the mass, so that the control's wrong sink moves the output by
+                    // at least twice the BF16 limit (N(0,1) sinks among 50 keys missed it by under 1.1x).
+                    for (int i = 0; i < x.h; i++) {
+                        x.sinks[i] += 3f;
+                    }
+                }
                 String id = add(x, "U6-r" + r + "-" + dt(t), "U6", t, s, "decode, absorbed MQA");
                 oracle("U6", id, "absorbed MQA decode equals the repeat-KV math (the oracle)");
                 if (r == 4) {
@@ -551,6 +559,128 @@ public final class CorpusGenerator {
             live.mask = new float[64];
             String c = add(live, "B6-rows-live-" + dt(t), "B6", t, s, "control: the masked rows live");
             degenerate("B6", c, id, "fail", "live rows must be nonzero where the degenerate oracle is exactly zero");
+        }
+    }
+
+    // ---- Real shapes: the head dims, GQA ratios, decode batches and key counts of fused kernels ------------------------
+
+    /** The head dims of real-shape cases: every fused envelope in the full corpus, one in the small. */
+    private int[] realDims() {
+        return small ? new int[] {80} : new int[] {64, 80, 96, 128, 256, 512};
+    }
+
+    /** A mask over [B, 1, tq, tk] with roughly a quarter of the entries -inf and the rest small biases. */
+    private static void randomMask(SinksData m, long s) {
+        SplittableRandom rng = Streams.named(s, "mask");
+        m.maskShape = new int[] {m.b, 1, m.tq, m.tk};
+        m.mask = new float[m.b * m.tq * m.tk];
+        for (int i = 0; i < m.mask.length; i++) {
+            double u = rng.nextDouble();
+            m.mask[i] = u < 0.25 ? Float.NEGATIVE_INFINITY : (float) (0.5 * rng.nextGaussian());
+        }
+    }
+
+    /**
+     * Sinks cases at real shapes: masked GQA 16/2 prefill (S1) and packed varlen GQA 16/2 (S6) at every fused head
+     * dim; batched GQA decode with more cached keys than the window (B4) at GQA 16/2 and 64/8; batched split-K decodes
+     * at kv 1023, 1024, 1025 and 3000 (B5); rows that admit no key with -inf sinks at GQA 16/2, and no sinks at all
+     * (the field absent) (B6). Each kind has a control that must fail.
+     */
+    private void realShapes() {
+        for (DType t : dtypes()) {
+            for (int d : realDims()) {
+                int hq = d == 512 ? 8 : 16;
+                long s = seedOf("S1-gqa-d" + d);
+                SinksData x = SinksData.dense(s, 1, hq, 2, 8, 16, d, 0, true);
+                SinksData m = x.copy();
+                randomMask(m, s);
+                String id = add(m, "S1-gqa" + hq + "-2-d" + d + "-masked-" + dt(t), "S1", t, s,
+                        "masked GQA " + hq + "/2 prefill at fused head dim " + d);
+                oracle("S1", id, "masked sinks attention at a real head dim and GQA ratio");
+                if (d == 80) {
+                    String c = add(x, "S1-gqa" + hq + "-2-d" + d + "-unmasked-" + dt(t), "S1", t, s,
+                            "control: the mask dropped");
+                    control("S1", c, id, "the mask dropped must miss the masked reference");
+                }
+                long sv = seedOf("S6-gqa-d" + d);
+                SinksData v = SinksData.varlen(sv, new int[] {1, 4, 4}, new int[] {9, 4, 6}, hq, 2, d, 0, true);
+                String vid = add(v, "S6-gqa" + hq + "-2-d" + d + "-varlen-" + dt(t), "S6", t, sv,
+                        "packed varlen GQA " + hq + "/2 (a decode row among prefills) at head dim " + d);
+                oracle("S6", vid, "the varlen fallback at a real head dim and GQA ratio");
+                if (d == 80) {
+                    SinksData shifted = v.copy();
+                    shifted.cuQ = new int[] {0, 2, 5, 9};   // max_q stays 4: the same output shape
+                    shifted.cuK = new int[] {0, 10, 13, 19};
+                    String c = add(shifted, "S6-gqa" + hq + "-2-d" + d + "-varlen-cu-seqlens+1-" + dt(t), "S6", t, sv,
+                            "control: the first boundary one row late");
+                    control("S6", c, vid, "cu_seqlens off by one must miss the oracle");
+                }
+            }
+            // B4: a batched decode step with more cached keys than the window.
+            int[][] decodes = small ? new int[][] {{3, 16, 2, 64}} : new int[][] {{3, 16, 2, 64}, {3, 16, 2, 128},
+                {2, 64, 8, 128}};
+            for (int[] g : decodes) {
+                String shape = "b" + g[0] + "-gqa" + g[1] + "-" + g[2] + "-d" + g[3];
+                long s = seedOf("B4-" + shape);
+                SinksData x = SinksData.dense(s, g[0], g[1], g[2], 1, 300, g[3], 128, true);
+                String id = add(x, "B4-decode-" + shape + "-kv300-w128-" + dt(t), "B4", t, s,
+                        "batched decode, 300 cached keys, window 128");
+                oracle("B4", id, "the decode step honours the window");
+                if (g[1] == 16 && g[3] == 64) {
+                    SinksData all = x.copy();
+                    all.window = 0;
+                    String c = add(all, "B4-decode-" + shape + "-kv300-no-window-" + dt(t), "B4", t, s,
+                            "control: the window ignored");
+                    control("B4", c, id, "a decode step that ignores the window must miss the oracle");
+                }
+            }
+            // B5: batched split-K decodes around the switch and past it.
+            int[] kvs = small ? new int[] {1025} : new int[] {1023, 1024, 1025, 3000};
+            for (int kv : kvs) {
+                int hq = small ? 4 : 16;
+                int hkv = small ? 1 : 2;
+                long s = seedOf("B5-kv" + kv);
+                SinksData x = SinksData.dense(s, 2, hq, hkv, 1, kv, 64, 0, true);
+                String id = add(x, "B5-decode-b2-gqa" + hq + "-" + hkv + "-kv" + kv + "-" + dt(t), "B5", t, s,
+                        "batched two-pass decode at kv_len " + kv);
+                oracle("B5", id, "split-K decode agrees with the oracle");
+                if (kv == 1025) {
+                    String c = add(x.firstKeys(512), "B5-decode-b2-gqa" + hq + "-" + hkv + "-kv" + kv + "-first-split-"
+                            + dt(t), "B5", t, s, "control: only the first 512 keys (a split dropped)");
+                    control("B5", c, id, "a dropped split must miss the oracle");
+                }
+            }
+            // B6: rows that admit no key, -inf sinks on half the heads, at GQA 16/2; and no sinks at all.
+            int d = small ? 64 : 128;
+            long s = seedOf("B6-gqa-d" + d);
+            SinksData x = SinksData.dense(s, 2, 16, 2, 4, 8, d, 0, true);
+            for (int h = 0; h < 8; h++) {
+                x.sinks[h] = Float.NEGATIVE_INFINITY;
+            }
+            SinksData masked = x.copy();
+            masked.maskShape = new int[] {2, 1, 4, 8};
+            masked.mask = new float[64];
+            Arrays.fill(masked.mask, 0, 8, Float.NEGATIVE_INFINITY);            // b 0, row 0: no live key
+            Arrays.fill(masked.mask, 32 + 16, 32 + 24, Float.NEGATIVE_INFINITY); // b 1, row 2: no live key
+            String id = add(masked, "B6-gqa16-2-d" + d + "-no-live-key-" + dt(t), "B6", t, s,
+                    "rows with no live key at GQA 16/2, heads 0-7 with -inf sinks");
+            degenerate("B6", id, null, "pass", "rows with no live key give zeros with or without a sink, never NaN");
+            SinksData live = x.copy();
+            live.maskShape = masked.maskShape.clone();
+            live.mask = new float[64];
+            String c = add(live, "B6-gqa16-2-d" + d + "-rows-live-" + dt(t), "B6", t, s,
+                    "control: the masked rows live");
+            degenerate("B6", c, id, "fail", "live rows must be nonzero where the degenerate oracle is exactly zero");
+            SinksData none = masked.copy();
+            none.noSinks = true;
+            String n = add(none, "B6-no-sinks-d" + d + "-" + dt(t), "B6", t, s,
+                    "no sinks field at all (absent, not -inf logits), rows with no live key");
+            degenerate("B6", n, null, "pass", "no sinks: rows with no live key give zeros, the rest plain softmax");
+            SinksData zero = masked.copy();
+            Arrays.fill(zero.sinks, 0f);
+            String z = add(zero, "B6-no-sinks-as-zero-logits-d" + d + "-" + dt(t), "B6", t, s,
+                    "control: no sinks passed as zero logits");
+            control("B6", z, n, "zero sink logits (weight 1) must miss the absent sinks' oracle");
         }
     }
 }

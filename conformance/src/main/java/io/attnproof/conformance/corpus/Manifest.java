@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,57 +101,145 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
         if (!FORMAT.equals(root.get("format"))) {
             throw new CaseException(file, "format", root.get("format") + " must be " + FORMAT);
         }
+        // Seeds are 64-bit: read them exactly (the plain tree holds every number as a double).
+        com.fasterxml.jackson.databind.JsonNode exact;
+        try {
+            exact = JsonTrees.MAPPER.readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new CaseException(file, null, "malformed JSON: " + e.getOriginalMessage());
+        }
         List<Entry> cases = new ArrayList<>();
         Map<String, Entry> byId = new LinkedHashMap<>();
         for (Object o : list(file, root, "cases")) {
             Map<String, Object> m = map(file, o, "cases[]");
-            int[] shape = ints(file, m.get("output_shape"), "cases[].output_shape");
-            Entry e = new Entry(str(file, m, "id"), str(file, m, "claim"), str(file, m, "kind"), str(file, m, "dtype"),
-                    ((Double) m.getOrDefault("seed", 0.0)).longValue(), str(file, m, "case"), shape,
+            String caseId = str(file, m, "id", "cases[].id");
+            int[] shape = ints(file, m.get("output_shape"), "cases[" + caseId + "].output_shape");
+            if (shape.length != 4 || Arrays.stream(shape).anyMatch(x -> x <= 0)) {
+                throw new CaseException(file, "cases[" + caseId + "].output_shape", CaseSpec.ints(shape)
+                        + " must be 4 positive integers [B, H, T, D]");
+            }
+            Entry e = new Entry(caseId, str(file, m, "claim"), str(file, m, "kind"), str(file, m, "dtype"),
+                    seed(file, m, exact.get("cases").get(cases.size()), "cases[" + caseId + "].seed"), str(file, m,
+                    "case"), shape,
                     String.valueOf(m.getOrDefault("description", "")));
             if (byId.put(e.id(), e) != null) {
-                throw new CaseException(file, "cases", "case id " + e.id() + " appears twice");
+                throw new CaseException(file, "cases[" + caseId + "].id", "case id " + caseId + " appears twice");
             }
             cases.add(e);
         }
         List<CheckSpec> checks = new ArrayList<>();
+        Map<String, CheckSpec> checkIds = new LinkedHashMap<>();
         for (Object o : list(file, root, "checks")) {
             Map<String, Object> m = map(file, o, "checks[]");
+            String id = str(file, m, "id");
+            String at = "checks[" + id + "].";
+            if (checkIds.containsKey(id)) {
+                throw new CaseException(file, at + "id", "check id " + id + " appears twice");
+            }
             String type = str(file, m, "type");
             if (!List.of("oracle", "same-bits", "same-within-rule", "degenerate").contains(type)) {
-                throw new CaseException(file, "checks[].type", type + " must be oracle, same-bits, same-within-rule or"
+                throw new CaseException(file, at + "type", type + " must be oracle, same-bits, same-within-rule or"
                         + " degenerate");
             }
             String expect = str(file, m, "expect");
             if (!expect.equals("pass") && !expect.equals("fail")) {
-                throw new CaseException(file, "checks[].expect", expect + " must be pass or fail");
+                throw new CaseException(file, at + "expect", expect + " must be pass or fail");
             }
-            CheckSpec.Sel a = sel(file, m.get("a"), byId);
-            CheckSpec.Sel b = m.get("b") == null ? null : sel(file, m.get("b"), byId);
-            if (type.startsWith("same") && b == null) {
-                throw new CaseException(file, "checks[].b", "a " + type + " check names two outputs, a and b");
+            boolean pair = type.startsWith("same");
+            CheckSpec.Sel a = sel(file, at + "a", m.get("a"), byId, !pair);
+            CheckSpec.Sel b = m.get("b") == null ? null : sel(file, at + "b", m.get("b"), byId, !pair);
+            if (pair && b == null) {
+                throw new CaseException(file, at + "b", "missing: a " + type + " check names two outputs, a and b");
+            }
+            if (!pair && b != null) {
+                throw new CaseException(file, at + "b", "a " + type + " check reads one output, a; b is for"
+                        + " same-bits and same-within-rule");
+            }
+            if (pair) {
+                long na = elements(byId.get(a.caseId()), a);
+                long nb = elements(byId.get(b.caseId()), b);
+                if (na != nb) {
+                    throw new CaseException(file, at + "b", "the slices of " + a.caseId() + " and " + b.caseId()
+                            + " hold " + na + " and " + nb + " elements: a pair compares equal slices");
+                }
             }
             String against = m.get("against") == null ? null : String.valueOf(m.get("against"));
             if (against != null && !byId.containsKey(against)) {
-                throw new CaseException(file, "checks[].against", against + " is not a case of the manifest");
+                throw new CaseException(file, at + "against", against + " is not a case of the manifest");
             }
-            checks.add(new CheckSpec(str(file, m, "id"), str(file, m, "claim"), type, expect, a, b, against,
-                    String.valueOf(m.getOrDefault("note", ""))));
+            boolean control = expect.equals("fail");
+            if (!pair && control && against == null) {
+                throw new CaseException(file, at + "against", "missing: a control (expect fail) of type " + type
+                        + " names the case whose oracle its output must miss");
+            }
+            if (against != null && !Arrays.equals(byId.get(against).outputShape(), byId.get(a.caseId()).outputShape())) {
+                throw new CaseException(file, at + "against", against + " has output_shape "
+                        + CaseSpec.ints(byId.get(against).outputShape()) + ", " + a.caseId() + " "
+                        + CaseSpec.ints(byId.get(a.caseId()).outputShape()) + ": a control misses an oracle of its own"
+                        + " shape");
+            }
+            if (against != null && (pair || !control)) {
+                throw new CaseException(file, at + "against", against + ": only a " + "control (expect fail) of type"
+                        + " oracle or degenerate names a case to miss");
+            }
+            CheckSpec c = new CheckSpec(id, str(file, m, "claim"), type, expect, a, b, against,
+                    String.valueOf(m.getOrDefault("note", "")));
+            checkIds.put(id, c);
+            checks.add(c);
         }
-        Object seed = root.get("seed");
-        return new Manifest(seed instanceof Double d ? d.longValue() : 0L, String.valueOf(root.get("scale")),
+        return new Manifest(seed(file, root, exact, "seed"), String.valueOf(root.get("scale")),
                 List.copyOf(cases), List.copyOf(checks));
     }
 
-    private static CheckSpec.Sel sel(Path file, Object o, Map<String, Entry> byId) {
-        Map<String, Object> m = map(file, o, "checks[].a|b");
-        String id = str(file, m, "case");
-        if (!byId.containsKey(id)) {
-            throw new CaseException(file, "checks[].case", id + " is not a case of the manifest");
+    private static CheckSpec.Sel sel(Path file, String field, Object o, Map<String, Entry> byId, boolean whole) {
+        Map<String, Object> m = map(file, o, field);
+        String id = str(file, m, "case", field + ".case");
+        Entry e = byId.get(id);
+        if (e == null) {
+            throw new CaseException(file, field + ".case", id + " is not a case of the manifest");
         }
-        int[] b = m.get("b") == null ? new int[] {-1, -1} : ints(file, m.get("b"), "checks[].b");
-        int[] r = m.get("r") == null ? new int[] {-1, -1} : ints(file, m.get("r"), "checks[].r");
+        if (whole && (m.get("b") != null || m.get("r") != null)) {
+            throw new CaseException(file, field + "." + (m.get("b") != null ? "b" : "r"), "an oracle or degenerate"
+                    + " check judges the whole output: slices are for same-bits and same-within-rule");
+        }
+        int[] b = range(file, field + ".b", m.get("b"), e, 0, "batch");
+        int[] r = range(file, field + ".r", m.get("r"), e, 2, "query-row");
         return new CheckSpec.Sel(id, b[0], b[1], r[0], r[1]);
+    }
+
+    /** A slice bound [from, to): absent is {-1, -1} (all); else 0 <= from < to <= the output's extent on {@code axis}. */
+    private static int[] range(Path file, String field, Object o, Entry e, int axis, String what) {
+        if (o == null) {
+            return new int[] {-1, -1};
+        }
+        int[] x = ints(file, o, field);
+        int n = e.outputShape().length > axis ? e.outputShape()[axis] : 0;
+        if (x.length != 2 || x[0] < 0 || x[0] >= x[1] || x[1] > n) {
+            throw new CaseException(file, field, CaseSpec.ints(x) + " must be [from, to) with 0 <= from < to <= " + n
+                    + ", the " + what + " extent of case " + e.id() + "'s output_shape " + CaseSpec.ints(e.outputShape()));
+        }
+        return x;
+    }
+
+    /** Elements in the slice {@code s} of case {@code e}'s output. */
+    private static long elements(Entry e, CheckSpec.Sel s) {
+        int[] o = e.outputShape();
+        long b = s.b0() < 0 ? o[0] : s.b1() - s.b0();
+        long r = s.r0() < 0 ? o[2] : s.r1() - s.r0();
+        return b * o[1] * r * o[3];
+    }
+
+    /** The integer {@code node.seed}, exactly; 0 when absent. */
+    private static long seed(Path file, Map<String, Object> m, com.fasterxml.jackson.databind.JsonNode node,
+            String field) {
+        if (!m.containsKey("seed")) {
+            return 0;
+        }
+        com.fasterxml.jackson.databind.JsonNode n = node.get("seed");
+        if (n == null || !n.canConvertToExactIntegral() || !n.canConvertToLong()) {
+            throw new CaseException(file, field, m.get("seed") + " must be a 64-bit integer");
+        }
+        return n.asLong();
     }
 
     private static List<?> list(Path file, Map<String, Object> root, String key) {
@@ -169,8 +258,12 @@ public record Manifest(long seed, String scale, List<Entry> cases, List<CheckSpe
     }
 
     private static String str(Path file, Map<String, Object> m, String key) {
+        return str(file, m, key, key);
+    }
+
+    private static String str(Path file, Map<String, Object> m, String key, String field) {
         if (!(m.get(key) instanceof String s) || s.isBlank()) {
-            throw new CaseException(file, key, "missing or not a string");
+            throw new CaseException(file, field, "missing or not a string");
         }
         return s;
     }

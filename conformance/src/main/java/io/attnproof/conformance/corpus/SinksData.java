@@ -26,6 +26,8 @@ final class SinksData {
     float[] k;
     float[] v;
     float[] sinks;
+    /** No sinks field in the case at all (the reader's "no sink term"), distinct from sinks of -inf. */
+    boolean noSinks;
     int[] maskShape;
     float[] mask;
 
@@ -103,8 +105,22 @@ final class SinksData {
         x.k = k.clone();
         x.v = v.clone();
         x.sinks = sinks.clone();
+        x.noSinks = noSinks;
         x.maskShape = maskShape == null ? null : maskShape.clone();
         x.mask = mask == null ? null : mask.clone();
+        return x;
+    }
+
+    /** A dense case cut to its first {@code n} keys (tq must stay <= n). */
+    SinksData firstKeys(int n) {
+        SinksData x = copy();
+        x.tk = n;
+        x.k = new float[b * hkv * n * d];
+        x.v = new float[b * hkv * n * d];
+        for (int i = 0; i < b * hkv; i++) {
+            System.arraycopy(k, i * tk * d, x.k, i * n * d, n * d);
+            System.arraycopy(v, i * tk * d, x.v, i * n * d, n * d);
+        }
         return x;
     }
 
@@ -120,7 +136,9 @@ final class SinksData {
         t.put("q", new CaseSpec.Arr(qs, UnionData.round(q, dtype), storage));
         t.put("k", new CaseSpec.Arr(ks, UnionData.round(k, dtype), storage));
         t.put("v", new CaseSpec.Arr(ks.clone(), UnionData.round(v, dtype), storage));
-        t.put("sinks", new CaseSpec.Arr(new int[] {hq}, sinks.clone(), Npy.DType.F4));
+        if (!noSinks) {
+            t.put("sinks", new CaseSpec.Arr(new int[] {hq}, sinks.clone(), Npy.DType.F4));
+        }
         if (mask != null) {
             t.put("mask", new CaseSpec.Arr(maskShape.clone(), UnionData.round(mask, dtype), storage));
         }
@@ -133,6 +151,7 @@ final class SinksData {
         String shapes = varlen() ? "varlen cu_seqlens_q " + java.util.Arrays.toString(cuQ) + ", cu_seqlens_k "
                 + java.util.Arrays.toString(cuK) + ", Hq " + hq + ", Hkv " + hkv + ", D " + d
                 : "B " + b + ", Hq " + hq + ", Hkv " + hkv + ", tq " + tq + ", tk " + tk + ", D " + d;
-        return shapes + ", window " + window + (mask == null ? "" : ", mask " + java.util.Arrays.toString(maskShape));
+        return shapes + ", window " + window + (mask == null ? "" : ", mask " + java.util.Arrays.toString(maskShape))
+                + (noSinks ? ", no sinks (absent)" : "");
     }
 }

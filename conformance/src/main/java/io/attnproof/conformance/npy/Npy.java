@@ -232,6 +232,37 @@ public final class Npy {
      * @throws NpyException naming the file when it cannot be written
      */
     public static void write(Path file, DType dtype, int[] shape, float[] data, int version) {
+        byte[] bytes = encode(dtype, shape, data, version);
+        Path target = file.toAbsolutePath();
+        Path tmp = null;
+        try {
+            Files.createDirectories(target.getParent());
+            tmp = target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".part");
+            Files.write(tmp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            try {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // the write already failed; report that
+                }
+            }
+            throw new NpyException(file, "cannot write: " + e);
+        }
+    }
+
+    /**
+     * The bytes {@link #write} puts in a file: {@code data} (C order) of {@code shape} as {@code dtype} with a
+     * version {@code version} (1 or 2) header.
+     *
+     * @throws IllegalArgumentException for a shape that does not hold {@code data.length} elements or a bad version
+     */
+    public static byte[] encode(DType dtype, int[] shape, float[] data, int version) {
         if (dtype == null || shape == null || data == null) {
             throw new IllegalArgumentException("dtype, shape and data must be present (got " + dtype + ", "
                     + Arrays.toString(shape) + ", " + (data == null ? "null" : "float[" + data.length + "]") + ")");
@@ -275,27 +306,7 @@ public final class Npy {
                 default -> out.putDouble(x);
             }
         }
-        Path target = file.toAbsolutePath();
-        Path tmp = null;
-        try {
-            Files.createDirectories(target.getParent());
-            tmp = target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(System.nanoTime()) + ".part");
-            Files.write(tmp, out.array(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            try {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // the write already failed; report that
-                }
-            }
-            throw new NpyException(file, "cannot write: " + e);
-        }
+        return out.array();
     }
 
     /** A shape as NumPy prints a tuple: {@code ()}, {@code (5,)}, {@code (2, 3)}. */

@@ -24,9 +24,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The NumPy reference adapter ({@code examples/engines/numpy_engine.py}) passes the small corpus, and each planted
- * bug fails exactly the claims it breaks: window+1 the claims whose cases bind the window (U1, U3, U5, S6),
- * sink-in-numerator the claims whose cases carry live sinks, batch-position the ragged claims (R5 through its control:
- * an engine that ignores rowQ0 passes R5's equality vacuously). Skipped, with the reason, without python3 and numpy.
+ * bug fails exactly the claims it breaks: window+1 the claims whose cases bind the window (U1, U3, U5, S6,
+ * and B4's windowed decode), sink-in-numerator the claims whose cases carry live sinks, batch-position the ragged claims
+ * (R5 through its control: an engine that ignores rowQ0 passes R5's equality vacuously), no-sinks-as-zero B6 alone
+ * (the only claim with a case whose sinks field is absent). Skipped, with the reason, without python3 and numpy.
  */
 class NumpyAdapterTest {
     @TempDir
@@ -82,8 +83,9 @@ class NumpyAdapterTest {
 
     @ParameterizedTest(name = "--bug {0} fails {1}")
     @CsvSource(delimiter = ';', value = {
-        "window+1; U1 U3 U5 S6",
-        "sink-in-numerator; U5 U6 U8 R1 R9 S1 S2 S6 B2 B6",
+        "window+1; U1 U3 U5 S6 B4",
+        "sink-in-numerator; U5 U6 U8 R1 R9 S1 S2 S6 B2 B4 B5 B6",
+        "no-sinks-as-zero; B6",
         "batch-position; R1 R5 R9"})
     void aPlantedBugFailsExactlyTheClaimsItBreaks(String bug, String claims) throws IOException, InterruptedException {
         python(List.of("-c", "import numpy"));
