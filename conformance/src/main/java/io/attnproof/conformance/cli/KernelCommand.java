@@ -76,6 +76,18 @@ final class KernelCommand implements Callable<Integer> {
             + " written to OUT/shrunk/<check>/ with the command that reproduces it.")
     boolean shrink;
 
+    /** The repository root: $ATTNPROOF_ROOT, else -Dattnproof.root, else the working directory or its parent. */
+    static Path root() {
+        String r = System.getenv("ATTNPROOF_ROOT");
+        if (r == null || r.isBlank()) {
+            r = System.getProperty("attnproof.root");
+        }
+        if (r != null && !r.isBlank()) {
+            return Path.of(r);
+        }
+        return java.nio.file.Files.isDirectory(Path.of("native", "emu")) ? Path.of(".") : Path.of("..");
+    }
+
     @Override
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
@@ -109,7 +121,7 @@ final class KernelCommand implements Callable<Integer> {
                         run.ran().size(), run.skipped().size(), run.faults().size());
             } else {
                 long t0 = System.nanoTime();
-                Path root = CorpusCommand.root();
+                Path root = root();
                 KernelLibrary checked = KernelLibrary.build(root, adapter, out.resolve("build"), false);
                 KernelLibrary plain = noPlain ? null : KernelLibrary.build(root, adapter, out.resolve("build"), true);
                 double built = (System.nanoTime() - t0) / 1e9;
@@ -127,13 +139,13 @@ final class KernelCommand implements Callable<Integer> {
                 }
             }
             Path ev = evidenceOut != null ? evidenceOut
-                    : CorpusCommand.root().resolve("conformance").resolve("target").resolve("evidence-engines")
+                    : root().resolve("conformance").resolve("target").resolve("evidence-engines")
                             .resolve(name);
             CorpusChecker.Result r = CorpusChecker.check(dir, outputs, name, ev, new HashMap<>(), run.skipped(),
                     run.faults());
             report(o, name, r, run);
             if (shrink && !r.failures().isEmpty()) {
-                Path root = CorpusCommand.root();
+                Path root = root();
                 KernelLibrary checked = KernelLibrary.build(root, adapter, out.resolve("build"), false);
                 for (Shrinker.Shrunk s : Shrinker.shrinkAll(dir, adapter, adapterFile, checked, r, run.faults(),
                         out.resolve("shrunk"))) {
