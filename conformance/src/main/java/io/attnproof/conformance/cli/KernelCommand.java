@@ -49,7 +49,8 @@ final class KernelCommand implements Callable<Integer> {
     Path corpus;
 
     @Option(names = "--out", required = true, paramLabel = "OUT",
-            description = "Outputs (OUT/outputs/<case id>.npy), builds (OUT/build), shrunk cases (OUT/shrunk).")
+            description = "Outputs (OUT/outputs/<case id>.npy) and shrunk cases (OUT/shrunk); builds go to"
+                + " conformance/target/kernel-build.")
     Path out;
 
     @Option(names = "--engine", paramLabel = "NAME",
@@ -88,6 +89,11 @@ final class KernelCommand implements Callable<Integer> {
         return java.nio.file.Files.isDirectory(Path.of("native", "emu")) ? Path.of(".") : Path.of("..");
     }
 
+    /** Builds go under the repository's conformance/target (one per source text), so that reruns reuse them. */
+    static Path buildDir() {
+        return root().resolve("conformance").resolve("target").resolve("kernel-build");
+    }
+
     @Override
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
@@ -122,8 +128,8 @@ final class KernelCommand implements Callable<Integer> {
             } else {
                 long t0 = System.nanoTime();
                 Path root = root();
-                KernelLibrary checked = KernelLibrary.build(root, adapter, out.resolve("build"), false);
-                KernelLibrary plain = noPlain ? null : KernelLibrary.build(root, adapter, out.resolve("build"), true);
+                KernelLibrary checked = KernelLibrary.build(root, adapter, buildDir(), false);
+                KernelLibrary plain = noPlain ? null : KernelLibrary.build(root, adapter, buildDir(), true);
                 double built = (System.nanoTime() - t0) / 1e9;
                 KernelRun.Shard sh = shard == null ? new KernelRun.Shard(1, 1) : KernelRun.Shard.parse(shard);
                 run = KernelRun.run(dir, outputs, adapter, checked, plain, sh);
@@ -144,9 +150,15 @@ final class KernelCommand implements Callable<Integer> {
             CorpusChecker.Result r = CorpusChecker.check(dir, outputs, name, ev, new HashMap<>(), run.skipped(),
                     run.faults());
             report(o, name, r, run);
+            if (r.outcomes().stream().allMatch(x -> x.skipped() != null)) {
+                o.flush();
+                err.println("attnproof kernel: no check of " + dir + " is inside the adapter's envelope (every case"
+                        + " SKIP): nothing was judged");
+                return 2;
+            }
             if (shrink && !r.failures().isEmpty()) {
                 Path root = root();
-                KernelLibrary checked = KernelLibrary.build(root, adapter, out.resolve("build"), false);
+                KernelLibrary checked = KernelLibrary.build(root, adapter, buildDir(), false);
                 for (Shrinker.Shrunk s : Shrinker.shrinkAll(dir, adapter, adapterFile, checked, r, run.faults(),
                         out.resolve("shrunk"))) {
                     o.println("  shrunk " + s.checkId() + ": " + s.summary());
@@ -199,8 +211,5 @@ final class KernelCommand implements Callable<Integer> {
                 + (r.outcomes().size() - judged) + " skipped" : "kernel: FAIL, " + r.failures().size()
                 + " checks of claims " + String.join(", ", failed));
         o.println("evidence: " + r.evidenceFile() + " (backend " + engine + "; ./attnproof ledger --no-build shows it)");
-        if (judged == 0) {
-            o.println("kernel: note: no check was inside the adapter's envelope");
-        }
     }
 }

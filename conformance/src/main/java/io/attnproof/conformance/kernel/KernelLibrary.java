@@ -75,6 +75,8 @@ public final class KernelLibrary {
      */
     public static KernelLibrary build(Path repoRoot, Adapter adapter, Path outDir, boolean plain) {
         String stem = adapter.name().replaceAll("[^A-Za-z0-9_]", "_") + (plain ? "_plain" : "");
+        // One build per source text: a shrink's reproducing run and the run it came from share it.
+        outDir = outDir.resolve(digest(adapter.sources().getFirst()));
         Path lib = outDir.resolve("lib" + stem + ".so").toAbsolutePath();
         Path script = repoRoot.resolve("native/emu/frontend/build-cu.sh");
         try {
@@ -109,6 +111,17 @@ public final class KernelLibrary {
             throw new KernelBuildException("interrupted while building " + lib);
         }
         return new KernelLibrary(plain ? "plain" : "checked", lib);
+    }
+
+    private static String digest(Path source) {
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(source));
+            return java.util.HexFormat.of().formatHex(h, 0, 8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + source, e);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static boolean upToDate(Path lib, Path source, Path repoRoot) throws IOException {

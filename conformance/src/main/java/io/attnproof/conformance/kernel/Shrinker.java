@@ -249,6 +249,7 @@ public final class Shrinker {
         for (int n : new int[] {1, 2, 4, 8, 16, 32}) {
             c.add(s -> keys(s, n));
         }
+        c.add(s -> keys(s, s.maxKeys() - 1));
         for (int d : a.headDims().stream().sorted().toList()) {
             c.add(s -> d < s.headDim() ? dim(s, d) : null);
         }
@@ -319,16 +320,18 @@ public final class Shrinker {
             return null;
         }
         List<float[][][]> q = new ArrayList<>(), k = new ArrayList<>(), v = new ArrayList<>();
+        boolean changed = false;
         for (int x = 0; x < s.sequences(); x++) {
             int tq = s.q().get(x)[0].length, tk = s.k().get(x)[0].length;
             int keep = Math.min(n, tq);
+            changed |= keep < tq;
             int from = last ? tq - keep : 0;
             int keys = last ? tk : tk - (tq - keep);
             q.add(slice(s.q().get(x), from, keep));
             k.add(slice(s.k().get(x), 0, keys));
             v.add(slice(s.v().get(x), 0, keys));
         }
-        return new Shape(s.varlen(), s.dtype(), s.window(), s.sinks(), q, k, v, s.vIsK());
+        return changed ? new Shape(s.varlen(), s.dtype(), s.window(), s.sinks(), q, k, v, s.vIsK()) : null;
     }
 
     /** The last {@code n} keys of each sequence (at least its rows: every query needs its own key). */
@@ -337,13 +340,15 @@ public final class Shrinker {
             return null;
         }
         List<float[][][]> k = new ArrayList<>(), v = new ArrayList<>();
+        boolean changed = false;
         for (int x = 0; x < s.sequences(); x++) {
             int tq = s.q().get(x)[0].length, tk = s.k().get(x)[0].length;
             int keep = Math.min(tk, Math.max(n, tq));
+            changed |= keep < tk;
             k.add(slice(s.k().get(x), tk - keep, keep));
             v.add(slice(s.v().get(x), tk - keep, keep));
         }
-        return new Shape(s.varlen(), s.dtype(), s.window(), s.sinks(), s.q(), k, v, s.vIsK());
+        return changed ? new Shape(s.varlen(), s.dtype(), s.window(), s.sinks(), s.q(), k, v, s.vIsK()) : null;
     }
 
     private static float[][][] slice(float[][][] x, int from, int n) {
@@ -419,6 +424,10 @@ public final class Shrinker {
                     break;
                 }
             }
+        }
+        if (calls >= MAX_CALLS) {
+            throw new IllegalStateException("the shrink of " + start.text() + " spent its " + MAX_CALLS
+                    + " kernel calls without settling: a candidate that does not make the case smaller");
         }
         if (last == null) {
             last = judge(a, lib, toCase(cur));

@@ -148,4 +148,51 @@ class KernelLaneTest {
         assertEquals(2, r.exit(), r.toString());
         assertTrue(r.err().contains("malformed JSON: Duplicate field 'name'"), r.err());
     }
+    @Test
+    @Claim("F1")
+    void shardsMergeIntoOneColumnAndAMissingShardFailsTheMerge(Evidence ev, @TempDir Path tmp) throws IOException {
+        Evidence e = ev.backend("kernel:fa2-sinks");
+        e.seed(29_001);
+        for (int k = 1; k <= 2; k++) {
+            Cli r = kernel(ADAPTER, tmp.resolve("s" + k), "--shard", k + "/2", "--no-plain");
+            e.checkEqual("exit_code_of_shard_" + k + "_of_2", r.exit(), 0);
+        }
+        Cli merged = kernel(ADAPTER, tmp.resolve("m"), "--merge", tmp.resolve("s1/outputs") + ","
+                + tmp.resolve("s2/outputs"));
+        System.out.println(merged);
+        e.checkEqual("exit_code_of_the_merge", merged.exit(), 0);
+        JsonNode st = status(tmp.resolve("m"));
+        e.checkEqual("merged_cases_run", st.path("ran").size(), 4);
+        e.checkEqual("merged_cases_skipped", st.path("skipped").size(), 1);
+        Cli missing = kernel(ADAPTER, tmp.resolve("m2"), "--merge", tmp.resolve("s1/outputs").toString());
+        e.checkEqual("exit_code_of_a_merge_missing_a_shard", missing.exit(), 2);
+        assertEquals("attnproof kernel: --merge: shards [2] of 2 are missing: a failed, cancelled or skipped shard fails"
+                + " the merge", missing.err().strip());
+    }
+
+    @Test
+    void aMetalAdapterIsCheckedAndTheLaneItNeedsIsNamed(@TempDir Path tmp) throws IOException {
+        Files.writeString(tmp.resolve("k.metal"), "// a Metal source\n", StandardCharsets.UTF_8);
+        String metal = """
+                {"format": "attnproof-kernel-adapter/1", "name": "m", "language": "metal", "sources": ["k.metal"],
+                 "dtypes": {"F16": "half"}, "head_dims": [64], "mask": {"policy": "takes"},
+                 "entry_points": [{"cases": "dense", "kernel": "attn_{dtype}", "grid": [{"ceil_div": ["q_len", 4]},
+                   "q_heads", "batch"], "threadgroup": [128, 1, 1], "threadgroup_memory": [{"mul": [256, "head_dim"]}],
+                   "args": [{"tensor": "q", "dtype": "input", "layout": "dense"}, {"tensor": "k", "dtype": "input",
+                   "layout": "dense"}, {"tensor": "mask", "dtype": "f32", "layout": "dense"}, {"tensor": "out",
+                   "dtype": "input", "layout": "dense"}, {"scalar": "kv_len", "type": "i32"}]}]}
+                """;
+        Path a = tmp.resolve("metal.json");
+        Files.writeString(a, metal, StandardCharsets.UTF_8);
+        Cli r = Cli.run("kernel", "--adapter", a.toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(2, r.exit(), r.toString());
+        assertEquals("attnproof kernel: " + a + ": \"language\": metal: the adapter is valid, the Metal lane of"
+                + " attnproof kernel is not built yet (CUDA only)", r.err().strip());
+        Files.writeString(a, metal.replace("\"q_heads\", \"batch\"]", "\"q_heads\", \"heads\"]"), StandardCharsets.UTF_8);
+        r = Cli.run("kernel", "--adapter", a.toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(2, r.exit(), r.toString());
+        assertEquals("attnproof kernel: " + a + ": \"entry_points[0].grid[2]\": \"heads\": an expression is a"
+                + " non-negative integer, an integer scalar name, or {\"ceil_div\"|\"mul\"|\"add\": [a, b]}",
+                r.err().strip());
+    }
 }
