@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * A small sinks corpus inside the fa2 kernel family's envelope, for the kernel lane's tests (the shipped small corpus
  * has few such cases until it gains real shapes): a batched GQA prefill with live sinks, a packed varlen call with a
- * window (its second sequence spans two K/V tiles), a batched decode without sinks (the "no sinks" null pointer), a head dim outside the envelope (SKIP), and a
+ * window (its second sequence reads two K/V tiles), a batched decode without sinks (the "no sinks" null pointer), a head dim outside the envelope (SKIP), and a
  * negative control (window 1 against the unwindowed oracle).
  */
 public final class KernelFixtureCorpus {
@@ -24,8 +24,8 @@ public final class KernelFixtureCorpus {
         List<CheckSpec> checks = new ArrayList<>();
         SinksData prefill = SinksData.dense(29_001, 2, 4, 2, 5, 40, 64, 0, true);
         cases.add(prefill.toCase("K-prefill-b2-gqa-F32", "S1", DType.F32, 29_001, "batched GQA prefill, live sinks"));
-        SinksData varlen = SinksData.varlen(29_002, new int[] {3, 1}, new int[] {9, 40}, 4, 1, 80, 5, true);
-        cases.add(varlen.toCase("K-varlen-w5-F16", "S6", DType.F16, 29_002, "packed varlen, window 5, D 80"));
+        SinksData varlen = SinksData.varlen(29_002, new int[] {3, 1}, new int[] {9, 40}, 4, 1, 80, 12, true);
+        cases.add(varlen.toCase("K-varlen-w12-F16", "S6", DType.F16, 29_002, "packed varlen, window 12, D 80"));
         SinksData decode = SinksData.dense(29_003, 2, 2, 1, 1, 70, 128, 0, false);
         cases.add(decode.toCase("K-decode-b2-nosinks-BF16", "B1", DType.BF16, 29_003, "batched decode, no sinks"));
         SinksData small = SinksData.dense(29_004, 1, 2, 1, 4, 8, 16, 0, true);

@@ -95,7 +95,7 @@ class KernelLaneTest {
         e.checkEqual("judged_lines_of_the_skipped_check", judged, 0);
         e.checkEqual("skip_lines_of_the_skipped_check_with_the_reason", skips, 1);
         // The judged checks are the corpus's own lines, all passing, the negative control included.
-        for (String id : List.of("S1:oracle:K-prefill-b2-gqa-F32", "S6:oracle:K-varlen-w5-F16",
+        for (String id : List.of("S1:oracle:K-prefill-b2-gqa-F32", "S6:oracle:K-varlen-w12-F16",
                 "B1:oracle:K-decode-b2-nosinks-BF16", "S1:control-oracle:K-prefill-window1-F32")) {
             List<JsonNode> l = lines(out).get(id);
             long failed = l.stream().filter(n -> n.has("passed") && !n.path("passed").asBoolean()).count();

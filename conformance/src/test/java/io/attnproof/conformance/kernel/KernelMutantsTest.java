@@ -81,10 +81,10 @@ class KernelMutantsTest {
         // maxKeys: the most keys a shrunk case may keep: 16, or 33 where the bug needs a second K/V tile
         // (KEY_TILE 32 in fa2_sinks.cu: a barrier skipped inside the tile loop deadlocks only on the next tile).
         // No barrier after the tile load: the warps read slots other threads still write (a race on every tile).
-        "84-fa2-barrier-removed.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=race S6:oracle:K-varlen-w5-F16=race"
+        "84-fa2-barrier-removed.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=race S6:oracle:K-varlen-w12-F16=race"
             + " B1:oracle:K-decode-b2-nosinks-BF16=race S1:control-oracle:K-prefill-window1-F32=race",
         // The last key of every block's last tile is never loaded: wrong numbers, no fault.
-        "85-fa2-tile-bound-off-by-one.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=oracle S6:oracle:K-varlen-w5-F16=oracle"
+        "85-fa2-tile-bound-off-by-one.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=oracle S6:oracle:K-varlen-w12-F16=oracle"
             + " B1:oracle:K-decode-b2-nosinks-BF16=oracle",
         // sinks[b * Hq + h] in the dense kernel: batch 1 reads past the sinks; the varlen kernel is untouched and the
         // no-sinks decode passes a null sinks pointer, which the kernel never indexes.
@@ -92,7 +92,7 @@ class KernelMutantsTest {
             + " S1:control-oracle:K-prefill-window1-F32=out-of-bounds",
         // The end-of-tile barrier inside the live branch: blocks with warps past q_len deadlock.
         "87-fa2-barrier-moved-into-live-branch.patch; 33; S1:oracle:K-prefill-b2-gqa-F32=deadlock"
-            + " S6:oracle:K-varlen-w5-F16=deadlock B1:oracle:K-decode-b2-nosinks-BF16=deadlock"
+            + " S6:oracle:K-varlen-w12-F16=deadlock B1:oracle:K-decode-b2-nosinks-BF16=deadlock"
             + " S1:control-oracle:K-prefill-window1-F32=deadlock",
     })
     @Claim("F1")
