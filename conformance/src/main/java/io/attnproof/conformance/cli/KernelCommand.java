@@ -54,7 +54,7 @@ final class KernelCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--engine", paramLabel = "NAME",
-            description = "The ledger column (default kernel:<adapter name>).")
+            description = "The ledger column (default kernel-<adapter name>).")
     String engine;
 
     @Option(names = "--evidence-out", paramLabel = "DIR",
@@ -105,7 +105,7 @@ final class KernelCommand implements Callable<Integer> {
                         + " Metal lane of attnproof kernel is not built yet (CUDA only)");
                 return 2;
             }
-            String name = engine != null ? engine : "kernel:" + adapter.name();
+            String name = engine != null ? engine : "kernel-" + adapter.name();
             if (!name.matches("[A-Za-z0-9._:+-]+")) {
                 err.println("attnproof kernel: --engine " + name + ": use letters, digits and . _ : + - only");
                 return 2;

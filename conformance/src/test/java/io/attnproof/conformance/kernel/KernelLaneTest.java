@@ -76,7 +76,7 @@ class KernelLaneTest {
     @Claim("F1")
     void theWorkedExamplePassesInsideItsEnvelopeAndSkipsTheRestWithTheReason(Evidence ev, @TempDir Path out)
             throws IOException {
-        Evidence e = ev.backend("kernel:fa2-sinks");
+        Evidence e = ev.backend("kernel-fa2-sinks");
         e.seed(29_001);
         Cli r = kernel(ADAPTER, out);
         System.out.println(r);
@@ -151,7 +151,7 @@ class KernelLaneTest {
     @Test
     @Claim("F1")
     void shardsMergeIntoOneColumnAndAMissingShardFailsTheMerge(Evidence ev, @TempDir Path tmp) throws IOException {
-        Evidence e = ev.backend("kernel:fa2-sinks");
+        Evidence e = ev.backend("kernel-fa2-sinks");
         e.seed(29_001);
         for (int k = 1; k <= 2; k++) {
             Cli r = kernel(ADAPTER, tmp.resolve("s" + k), "--shard", k + "/2", "--no-plain");

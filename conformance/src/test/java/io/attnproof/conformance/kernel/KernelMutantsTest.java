@@ -96,11 +96,12 @@ class KernelMutantsTest {
             + " S1:control-oracle:K-prefill-window1-F32=deadlock",
     })
     @Claim("F1")
+    // its shrink lines are claim F3's (Evidence.claim)
     void eachMutantFailsExactlyTheChecksItsBugReachesAndIsShrunk(String patch, int maxKeys, String failing, Evidence ev,
             @TempDir Path tmp) throws Exception {
         assumeTrue(Boolean.getBoolean("attnproof.kernel.mutants"), "SKIP: the kernel lane's mutant campaign runs with"
                 + " -Dattnproof.kernel.mutants=true (the campaigns workflow; about a minute per mutant here)");
-        Evidence e = ev.backend("kernel:fa2-sinks");
+        Evidence e = ev.backend("kernel-fa2-sinks");
         e.seed(29_001);
         Path adapter = mutate(tmp, patch);
         Path out = tmp.resolve("out");
@@ -126,6 +127,7 @@ class KernelMutantsTest {
             got.add(l.getKey() + "=" + (fault.isEmpty() ? "oracle" : Shrinker.faultClass(fault)));
         }
         e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
+        Evidence f3 = e.claim("F3");
         // F3: the shrink is deterministic (a second run gives the same bytes), every failing case is shrunk, at most 2 query heads and 16 keys, and its command fails again.
         List<Path> shrunk;
         try (var s = Files.list(out.resolve("shrunk"))) {
@@ -133,20 +135,20 @@ class KernelMutantsTest {
         }
         Path out2 = tmp.resolve("out2");
         KernelLaneTest.kernel(adapter, out2, "--no-plain", "--shrink");
-        e.checkEqual("files_differing_between_two_shrinks[" + patch + "]", differing(out.resolve("shrunk"),
+        f3.checkEqual("files_differing_between_two_shrinks[" + patch + "]", differing(out.resolve("shrunk"),
                 out2.resolve("shrunk")), 0);
-        e.checkAtLeast("shrunk_cases[" + patch + "]", shrunk.size(), 1);
+        f3.checkAtLeast("shrunk_cases[" + patch + "]", shrunk.size(), 1);
         for (Path d : shrunk) {
             JsonNode m = KernelLaneTest.JSON.readTree(d.resolve("manifest.json").toFile());
             JsonNode shape = m.path("cases").get(0).path("output_shape");
             String c = d.getFileName().toString();
-            e.check("query_heads_of_shrunk[" + c + "]", shape.get(1).asInt(), 2, null);
+            f3.check("query_heads_of_shrunk[" + c + "]", shape.get(1).asInt(), 2, null);
             JsonNode k = KernelLaneTest.JSON.readTree(d.resolve("cases").resolve(m.path("cases").get(0).path("id")
                     .asText()).resolve("case.json").toFile());
             int[] ks = io.attnproof.conformance.npy.Npy.readWide(d.resolve("cases").resolve(m.path("cases").get(0)
                     .path("id").asText()).resolve(k.path("k").asText())).array().shape();
             int keys = ks.length == 4 ? ks[2] : ks[0]; // dense: keys per batch entry; varlen: all sequences' keys
-            e.check("keys_of_shrunk[" + c + "]", keys, maxKeys, null);
+            f3.check("keys_of_shrunk[" + c + "]", keys, maxKeys, null);
             String cmd = Files.readAllLines(d.resolve("REPRODUCE")).getLast();
             String[] args = cmd.substring("./attnproof ".length()).split(" ");
             String[] withEv = java.util.Arrays.copyOf(args, args.length + 3);
@@ -154,7 +156,7 @@ class KernelMutantsTest {
             withEv[args.length + 1] = d.resolve("run-evidence").toString();
             withEv[args.length + 2] = "--no-plain";
             Cli again = Cli.run(withEv);
-            e.checkEqual("exit_code_of_the_reproducing_command[" + c + "]", again.exit(), 1);
+            f3.checkEqual("exit_code_of_the_reproducing_command[" + c + "]", again.exit(), 1);
         }
     }
 }
