@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "attnproof", mixinStandardHelpOptions = true, version = "attnproof 0.1.0",
         description = "Proves claims about a DeepSeek V4-style attention stack.",
-        subcommands = {LedgerCommand.class, RunCommand.class, CheckCommand.class, CorpusCommand.class,
+        subcommands = {LedgerCommand.class, RunCommand.class, CheckCommand.class, CorpusCommand.class, KernelCommand.class,
             CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success (ledger: every evidence line passed; check: PASS)",
@@ -38,6 +38,6 @@ public final class Attnproof implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: ledger, run, check or corpus");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: ledger, run, check, corpus or kernel");
     }
 }

@@ -42,8 +42,11 @@ public final class CorpusChecker {
         manifest.cases().forEach(e -> entries.put(e.id(), e));
     }
 
-    /** The outcome of one check. */
-    public record Outcome(CheckSpec check, boolean passed, double margin, String detail) {
+    /** The outcome of one check; {@code skipped} is the SKIP reason of a check outside a kernel's envelope, else null. */
+    public record Outcome(CheckSpec check, boolean passed, double margin, String detail, String skipped) {
+        public Outcome(CheckSpec check, boolean passed, double margin, String detail) {
+            this(check, passed, margin, detail, null);
+        }
     }
 
     /** Every outcome, in manifest order, plus where the evidence went. */
@@ -71,10 +74,21 @@ public final class CorpusChecker {
     /** The same, reusing (and filling) {@code references}, the oracles of earlier checks of the same corpus by case id. */
     public static Result check(Path dir, Path outputs, String engine, Path evidenceDir,
             Map<String, CaseChecker.Reference> references) {
+        return check(dir, outputs, engine, evidenceDir, references, Map.of(), Map.of());
+    }
+
+    /**
+     * The same for a kernel lane ({@code attnproof kernel}): a check naming a case of {@code skipped} (case id to the
+     * reason it is outside the kernel's envelope) is one SKIP line with the reason, never a pass; a check naming a case
+     * of {@code faults} (case id to the bounds fault, race, deadlock or launch refusal) fails naming the case and the
+     * fault, controls included.
+     */
+    public static Result check(Path dir, Path outputs, String engine, Path evidenceDir,
+            Map<String, CaseChecker.Reference> references, Map<String, String> skipped, Map<String, String> faults) {
         long t0 = System.nanoTime();
         CorpusChecker c = new CorpusChecker(dir, outputs, references);
         Seal.verify(dir);
-        return c.judge(engine, evidenceDir, x -> true, t0);
+        return c.judge(engine, evidenceDir, x -> true, skipped, faults, t0);
     }
 
     /**
@@ -83,10 +97,12 @@ public final class CorpusChecker {
      */
     static Result checkUnsealed(Path dir, Path outputs, String engine, Path evidenceDir,
             Map<String, CaseChecker.Reference> references, java.util.function.Predicate<CheckSpec> which) {
-        return new CorpusChecker(dir, outputs, references).judge(engine, evidenceDir, which, System.nanoTime());
+        return new CorpusChecker(dir, outputs, references).judge(engine, evidenceDir, which, Map.of(), Map.of(),
+                System.nanoTime());
     }
 
-    private Result judge(String engine, Path evidenceDir, java.util.function.Predicate<CheckSpec> which, long t0) {
+    private Result judge(String engine, Path evidenceDir, java.util.function.Predicate<CheckSpec> which,
+            Map<String, String> skipped, Map<String, String> faults, long t0) {
         if (!Files.isDirectory(outputs)) {
             throw new IllegalArgumentException("--outputs " + outputs + ": must be a folder holding <case id>.npy ("
                     + (Files.exists(outputs) ? "it is a file" : "no such folder") + ")");
@@ -100,7 +116,20 @@ public final class CorpusChecker {
             }
             Evidence ev = Evidence.of(check.claim(), CorpusChecker.class, check.id(), sink).backend(engine);
             ev.seed(entries.get(check.a().caseId()).seed());
-            out.add(apply(check, new Rec(ev)));
+            List<String> ids = CorpusExport.caseIds(check);
+            String fault = ids.stream().filter(faults::containsKey).findFirst().orElse(null);
+            String skip = ids.stream().filter(skipped::containsKey).findFirst().orElse(null);
+            if (fault != null) {
+                Rec rec = new Rec(ev);
+                rec.run(() -> rec.ev.checkEqual("kernel_faults[" + fault + "]", 1, 0), 0, null);
+                out.add(new Outcome(check, false, 0, "case " + fault + ": " + faults.get(fault)));
+            } else if (skip != null) {
+                String why = "case " + skip + ": " + skipped.get(skip);
+                ev.skipped(engine, why);
+                out.add(new Outcome(check, true, Double.NaN, "SKIP " + why, why));
+            } else {
+                out.add(apply(check, new Rec(ev)));
+            }
         }
         return new Result(manifest, List.copyOf(out), sink.file("CorpusChecker"), (System.nanoTime() - t0) / 1e9,
                 extras);

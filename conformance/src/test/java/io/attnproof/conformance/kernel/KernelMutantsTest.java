@@ -1,0 +1,162 @@
+package io.attnproof.conformance.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.attnproof.conformance.cli.Cli;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The fa2 family's curated native mutants (mutants/catalog/84-87) through the kernel lane, each applied to a copy of
+ * the source and judged with the worked example's adapter on the fixture corpus (claim F1): the checks whose cases
+ * the bug reaches fail, as the fault class or the wrong numbers the bug causes, and the others still pass. Each is
+ * then shrunk (claim F3) to a case of at most 2 query heads and 16 keys that still fails the same way, written with
+ * its reproducing command, which fails again when run.
+ */
+@Timeout(900)
+class KernelMutantsTest {
+    @BeforeAll
+    static void corpus(@TempDir Path tmp) throws Exception {
+        KernelLaneTest.corpus(tmp);
+    }
+
+    static Path mutate(Path tmp, String patch) throws IOException, InterruptedException {
+        Path tree = tmp.resolve("tree");
+        Path dir = Files.createDirectories(tree.resolve("examples/kernels/cuda"));
+        Files.copy(KernelLaneTest.SOURCE, dir.resolve("fa2_sinks.cu"));
+        Files.copy(KernelLaneTest.ADAPTER, dir.resolve("fa2_sinks.adapter.json"));
+        Process p = new ProcessBuilder("patch", "-p1", "-d", tree.toString(), "-i",
+                KernelLaneTest.ROOT.resolve("mutants/catalog").resolve(patch).toString()).redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(p.waitFor(60, TimeUnit.SECONDS), "patch timed out");
+        assertEquals(0, p.exitValue(), "patch " + patch + ": " + out);
+        return dir.resolve("fa2_sinks.adapter.json");
+    }
+
+    /** Files under a or b (by relative path) that the other lacks or holds with other bytes; REPRODUCE names paths. */
+    static long differing(Path a, Path b) throws IOException {
+        Set<Path> rel = new TreeSet<>();
+        for (Path root : List.of(a, b)) {
+            try (var w = Files.walk(root)) {
+                w.filter(Files::isRegularFile).forEach(p -> rel.add(root.relativize(p)));
+            }
+        }
+        long n = 0;
+        for (Path r : rel) {
+            if (r.getFileName().toString().equals("REPRODUCE")) {
+                continue;
+            }
+            Path x = a.resolve(r), y = b.resolve(r);
+            if (!Files.isRegularFile(x) || !Files.isRegularFile(y)
+                    || !java.util.Arrays.equals(Files.readAllBytes(x), Files.readAllBytes(y))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * @param failing the checks that must fail, each as {@code check id=class} (class: oracle, race, deadlock,
+     *                out-of-bounds); every other judged check must pass
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        // maxKeys: the most keys a shrunk case may keep: 16, or 33 where the bug needs a second K/V tile
+        // (KEY_TILE 32 in fa2_sinks.cu: a barrier skipped inside the tile loop deadlocks only on the next tile).
+        // No barrier after the tile load: the warps read slots other threads still write (a race on every tile).
+        "84-fa2-barrier-removed.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=race S6:oracle:K-varlen-w12-F16=race"
+            + " B1:oracle:K-decode-b2-nosinks-BF16=race S1:control-oracle:K-prefill-window1-F32=race",
+        // The last key of every block's last tile is never loaded: wrong numbers, no fault.
+        "85-fa2-tile-bound-off-by-one.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=oracle S6:oracle:K-varlen-w12-F16=oracle"
+            + " B1:oracle:K-decode-b2-nosinks-BF16=oracle",
+        // sinks[b * Hq + h] in the dense kernel: batch 1 reads past the sinks; the varlen kernel is untouched and the
+        // no-sinks decode passes a null sinks pointer, which the kernel never indexes.
+        "86-fa2-sink-indexed-by-batch-head.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=out-of-bounds"
+            + " S1:control-oracle:K-prefill-window1-F32=out-of-bounds",
+        // The end-of-tile barrier inside the live branch: blocks with warps past q_len deadlock.
+        "87-fa2-barrier-moved-into-live-branch.patch; 33; S1:oracle:K-prefill-b2-gqa-F32=deadlock"
+            + " S6:oracle:K-varlen-w12-F16=deadlock B1:oracle:K-decode-b2-nosinks-BF16=deadlock"
+            + " S1:control-oracle:K-prefill-window1-F32=deadlock",
+    })
+    @Claim("F1")
+    // its shrink lines are claim F3's (Evidence.claim)
+    void eachMutantFailsExactlyTheChecksItsBugReachesAndIsShrunk(String patch, int maxKeys, String failing, Evidence ev,
+            @TempDir Path tmp) throws Exception {
+        assumeTrue(Boolean.getBoolean("attnproof.kernel.mutants"), "SKIP: the kernel lane's mutant campaign runs with"
+                + " -Dattnproof.kernel.mutants=true (the campaigns workflow; about a minute per mutant here)");
+        Evidence e = ev.backend("kernel-fa2-sinks");
+        e.seed(29_001);
+        Path adapter = mutate(tmp, patch);
+        Path out = tmp.resolve("out");
+        Cli r = KernelLaneTest.kernel(adapter, out, "--no-plain", "--shrink");
+        System.out.println(patch + ":\n" + r);
+        e.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
+        JsonNode st = KernelLaneTest.status(out);
+        Map<String, List<JsonNode>> lines = KernelLaneTest.lines(out);
+        Set<String> expected = new TreeSet<>(List.of(failing.strip().split("\\s+")));
+        Set<String> got = new TreeSet<>();
+        for (var l : lines.entrySet()) {
+            boolean failed = l.getValue().stream().anyMatch(n -> n.has("passed") && !n.path("passed").asBoolean());
+            if (!failed) {
+                continue;
+            }
+            // The case a fault is charged to, in the checker's order: the check's own case, then the one it is
+            // held against (a control of the prefill case reads the prefill case's oracle).
+            String caseId = l.getKey().substring(l.getKey().lastIndexOf(':') + 1);
+            String fault = st.path("faults").path(caseId).asText("");
+            if (fault.isEmpty() && l.getKey().contains("control")) {
+                fault = st.path("faults").path("K-prefill-b2-gqa-F32").asText("");
+            }
+            got.add(l.getKey() + "=" + (fault.isEmpty() ? "oracle" : Shrinker.faultClass(fault)));
+        }
+        e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
+        Evidence f3 = e.claim("F3");
+        // F3: the shrink is deterministic (a second run gives the same bytes), every failing case is shrunk, at most 2 query heads and 16 keys, and its command fails again.
+        List<Path> shrunk;
+        try (var s = Files.list(out.resolve("shrunk"))) {
+            shrunk = s.sorted().toList();
+        }
+        Path out2 = tmp.resolve("out2");
+        KernelLaneTest.kernel(adapter, out2, "--no-plain", "--shrink");
+        f3.checkEqual("files_differing_between_two_shrinks[" + patch + "]", differing(out.resolve("shrunk"),
+                out2.resolve("shrunk")), 0);
+        f3.checkAtLeast("shrunk_cases[" + patch + "]", shrunk.size(), 1);
+        for (Path d : shrunk) {
+            JsonNode m = KernelLaneTest.JSON.readTree(d.resolve("manifest.json").toFile());
+            JsonNode shape = m.path("cases").get(0).path("output_shape");
+            String c = d.getFileName().toString();
+            f3.check("query_heads_of_shrunk[" + c + "]", shape.get(1).asInt(), 2, null);
+            JsonNode k = KernelLaneTest.JSON.readTree(d.resolve("cases").resolve(m.path("cases").get(0).path("id")
+                    .asText()).resolve("case.json").toFile());
+            int[] ks = io.attnproof.conformance.npy.Npy.readWide(d.resolve("cases").resolve(m.path("cases").get(0)
+                    .path("id").asText()).resolve(k.path("k").asText())).array().shape();
+            int keys = ks.length == 4 ? ks[2] : ks[0]; // dense: keys per batch entry; varlen: all sequences' keys
+            f3.check("keys_of_shrunk[" + c + "]", keys, maxKeys, null);
+            String cmd = Files.readAllLines(d.resolve("REPRODUCE")).getLast();
+            String[] args = cmd.substring("./attnproof ".length()).split(" ");
+            String[] withEv = java.util.Arrays.copyOf(args, args.length + 3);
+            withEv[args.length] = "--evidence-out";
+            withEv[args.length + 1] = d.resolve("run-evidence").toString();
+            withEv[args.length + 2] = "--no-plain";
+            Cli again = Cli.run(withEv);
+            f3.checkEqual("exit_code_of_the_reproducing_command[" + c + "]", again.exit(), 1);
+        }
+    }
+}
