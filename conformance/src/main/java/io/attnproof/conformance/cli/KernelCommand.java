@@ -164,6 +164,10 @@ final class KernelCommand implements Callable<Integer> {
             CorpusChecker.Result r = CorpusChecker.check(dir, outputs, name, ev, new HashMap<>(), run.skipped(),
                     run.faults());
             report(o, name, r, run);
+            if (CorpusChecker.derived(r.manifest())) {
+                o.println("kernel: " + dir + " is a derived corpus (scale " + r.manifest().scale() + ", not sealed):"
+                        + " it reproduces a failure; it is not a conformance verdict");
+            }
             if (r.outcomes().stream().allMatch(x -> x.skipped() != null)) {
                 o.flush();
                 err.println("attnproof kernel: no check of " + dir + " is inside the adapter's envelope (every case"

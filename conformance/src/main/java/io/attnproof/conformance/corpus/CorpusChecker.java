@@ -74,21 +74,37 @@ public final class CorpusChecker {
     /** The same, reusing (and filling) {@code references}, the oracles of earlier checks of the same corpus by case id. */
     public static Result check(Path dir, Path outputs, String engine, Path evidenceDir,
             Map<String, CaseChecker.Reference> references) {
-        return check(dir, outputs, engine, evidenceDir, references, Map.of(), Map.of());
+        long t0 = System.nanoTime();
+        CorpusChecker c = new CorpusChecker(dir, outputs, references);
+        Seal.verify(dir);
+        return c.judge(engine, evidenceDir, x -> true, Map.of(), Map.of(), t0);
     }
 
     /**
      * The same for a kernel lane ({@code attnproof kernel}): a check naming a case of {@code skipped} (case id to the
      * reason it is outside the kernel's envelope) is one SKIP line with the reason, never a pass; a check naming a case
      * of {@code faults} (case id to the bounds fault, race, deadlock or launch refusal) fails naming the case and the
-     * fault, controls included.
+     * fault, controls included. A derived corpus (a shrunk case, a test's fixture) is judged without a seal.
      */
     public static Result check(Path dir, Path outputs, String engine, Path evidenceDir,
             Map<String, CaseChecker.Reference> references, Map<String, String> skipped, Map<String, String> faults) {
         long t0 = System.nanoTime();
         CorpusChecker c = new CorpusChecker(dir, outputs, references);
-        Seal.verify(dir);
+        if (!derived(c.manifest)) {
+            Seal.verify(dir);
+        }
         return c.judge(engine, evidenceDir, x -> true, skipped, faults, t0);
+    }
+
+    /** The scales of corpora the kernel lane writes itself (a shrunk case, a test's fixture): never sealed. */
+    public static final java.util.Set<String> DERIVED_SCALES = java.util.Set.of("shrunk", "kernel-fixture");
+
+    /**
+     * A derived corpus, judged unsealed by the kernel lane only (it reproduces a failure, it is not a conformance
+     * verdict; {@code corpus check} refuses it for want of a seal).
+     */
+    public static boolean derived(Manifest m) {
+        return DERIVED_SCALES.contains(m.scale());
     }
 
     /**
