@@ -217,7 +217,7 @@ def main(argv):
             elem_t = t.element_type
             if elem_t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY):
                 die(3, "%s:%d: refused: multi-dimensional threadgroup array %s (msl2emu rewrites one-dimensional "
-                       "threadgroup arrays only; index a flat one)\n" % (rel, line, name))
+                       "threadgroup arrays only, so index a flat one)\n" % (rel, line, name))
             elem = elem_t.spelling
             ts = toks(start, end)
             spelled = [x.spelling for x in ts]

@@ -51,7 +51,7 @@ class MslFrontEndTest {
         "unbound_parameter.metal | 3: refused: kernel parameter scratch without a [[buffer(n)]], [[threadgroup(n)]] or"
             + " position attribute (no binding the emulator knows)",
         "threadgroup_2d.metal   | 4: refused: multi-dimensional threadgroup array tile (msl2emu rewrites one-dimensional"
-            + " threadgroup arrays only; index a flat one)",
+            + " threadgroup arrays only, so index a flat one)",
     })
     @Claim("N6")
     void aRefusedConstructFailsTheBuildNamingFileLineAndConstruct(String file, String lines, @TempDir Path tmp)
