@@ -18,7 +18,7 @@
 # ATTNPROOF_EMU_ONLY=<group>[,<group>...] builds those groups only: cuda-emu, cuda-emu-fma, metal-emu, plain, fidelity
 #   (the mutant runner: a kernel mutant's one lane; an emulator mutant's groups its claims' tests load).
 # Needs g++ (or $CXX) with C++20 <barrier>, and libclang's Python bindings for the Metal source (exit 4 without
-# them); rebuilds a library only when a source is newer than it.
+# them; ATTNPROOF_PYTHON names another Python that has them); rebuilds a library only when a source is newer than it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:?usage: build.sh <out-dir> [cuda-source] [metal-source]}"
@@ -75,7 +75,7 @@ wants() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 # when its output changes, so an unchanged source does not rebuild the metal libraries.
 metal_gen="$out/gen/sinks_attn_metal.emu.cpp"
 if wants metal-emu || wants plain; then
-    /usr/bin/python3 "$here/frontend/msl2emu.py" "$msl" "$metal_gen.tmp.$$" || {
+    "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/frontend/msl2emu.py" "$msl" "$metal_gen.tmp.$$" || {
         rc=$?; rm -f "$metal_gen.tmp.$$" "$metal_gen.tmp.$$.rewrites.txt"
         echo "native/emu/build.sh: the MSL front end failed on $msl (exit $rc)" >&2; exit "$rc"; }
     mv -f "$metal_gen.tmp.$$.rewrites.txt" "$metal_gen.rewrites.txt"

@@ -135,7 +135,7 @@ def main(argv):
     parse_text = bytes(text)
 
     # 2. The parse proper.
-    tu = index.parse(src, args=args, unsaved_files=[(src, parse_text.decode("utf-8"))])
+    tu = tu0 if parse_text == raw else index.parse(src, args=args, unsaved_files=[(src, parse_text.decode("utf-8"))])
 
     def in_main(c):
         return c.location.file is not None and os.path.abspath(c.location.file.name) == src

@@ -112,6 +112,16 @@ class PatchParserTest {
         }
     }
 
+    /** A standard MSL family under examples/kernels/metal is the metal-frontend lane, run by its own test classes. */
+    @Test
+    void metalKernelFamiliesAreTheMetalFrontEndLane() {
+        assertEquals("metal-frontend", PatchParser.nativeLane("examples/kernels/metal/sinks_decode.metal"));
+        assertEquals(null, PatchParser.nativeLane("examples/kernels/metal/sinks_decode.cu"));
+        assertEquals(null, PatchParser.nativeLane("examples/kernels/metal/x/y.metal"));
+        Set<String> classes = Set.of("a.MetalSinksDecodeTest", "a.MetalEmuLaneTest", "a.Fa2SinksEmuTest");
+        assertEquals(Set.of("a.MetalSinksDecodeTest"), NativeBuild.laneClasses("metal-frontend", classes, List.of("N6")));
+    }
+
     /** The emulator's own headers and build script are patchable (an emulator mutant); nothing else under native/emu. */
     @Test
     void emulatorFilesAreTheirOwnLaneAndBuildWhatTheirClaimsLoad() {
