@@ -186,8 +186,13 @@ bool bind(Held<P>& h, const Param& p, Args& a, const char* kname, std::string& e
             n = a.length_at(at) / static_cast<long long>(sizeof(E));
         }
         if (n < 0) {
-            error = where(kname, p) + ": a buffer of " + std::to_string(sizeof(E)) + "-byte elements, the host bound "
-                    "argument kind " + std::to_string(kind) + " of length " + std::to_string(a.length_at(at));
+            const std::string want = std::is_same_v<E, float> ? "float buffer"
+                                     : (std::is_same_v<E, int> || std::is_same_v<E, unsigned>)
+                                         ? "int buffer"
+                                         : "buffer of " + std::to_string(sizeof(E)) + "-byte elements";
+            error = std::string(kname) + " argument " + std::to_string(at) + ": expected " + want + " for parameter " +
+                    p.name + " [[buffer(" + std::to_string(at) + ")]], got argument kind " + std::to_string(kind) +
+                    " of length " + std::to_string(a.length_at(at));
             return false;
         }
         h.value = V(reinterpret_cast<T*>(a.value_at(at)), n, p.name);
@@ -204,7 +209,8 @@ bool bind(Held<P>& h, const Param& p, Args& a, const char* kname, std::string& e
                 return true;
             }
         }
-        error = where(kname, p) + ": " + std::to_string(sizeof(V)) + " bytes (setBytes), the host bound argument "
+        error = std::string(kname) + " argument " + std::to_string(at) + ": expected " + std::to_string(sizeof(V)) +
+                " bytes (setBytes) for parameter " + p.name + " [[buffer(" + std::to_string(at) + ")]], got argument "
                 "kind " + std::to_string(kind) + " of length " + std::to_string(a.length_at(at));
         return false;
     }

@@ -193,8 +193,12 @@ class MslFrontEndTest {
             Launch swapped = lib.run("block_sum_f32", grid, THREADS,
                     List.of(Arg.floats(in), Arg.floats(out), Arg.ints(bits), Arg.floats(out), Arg.threadgroup(0, 16)));
             assertEquals(MslFrontEnd.LAUNCH_BAD_SIGNATURE, swapped.code(), swapped.message());
-            assertTrue(swapped.message().startsWith("block_sum_f32 parameter p [[buffer(3)]]: 8 bytes (setBytes)"),
-                    swapped.message());
+            assertEquals("block_sum_f32 argument 3: expected 8 bytes (setBytes) for parameter p [[buffer(3)]], got"
+                    + " argument kind 2 of length 6", swapped.message());
+            Launch wrongType = lib.run("block_sum_f32", grid, THREADS,
+                    List.of(Arg.ints(in), Arg.floats(out), Arg.ints(bits), Arg.bytes(p), Arg.threadgroup(0, 16)));
+            assertEquals("block_sum_f32 argument 0: expected float buffer for parameter in [[buffer(0)]], got argument"
+                    + " kind 3 of length 600", wrongType.message());
             Launch shortList = lib.run("block_sum_f32", grid, THREADS,
                     List.of(Arg.floats(in), Arg.floats(out), Arg.ints(bits), Arg.threadgroup(0, 16)));
             assertEquals("block_sum_f32 parameter p [[buffer(3)]]: the host bound nothing at buffer index 3",
