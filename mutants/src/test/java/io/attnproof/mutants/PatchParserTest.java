@@ -106,7 +106,7 @@ class PatchParserTest {
         Set<String> ids = new HashSet<>();
         for (Mutant m : all) {
             assertTrue(ids.add(m.id()), "duplicate id " + m.id());
-            assertTrue(m.id().matches("\\d\\d-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name");
+            assertTrue(m.id().matches("\\d{2,3}-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name or NNN-short-name");
             assertFalse(m.claims().isEmpty());
             assertFalse(m.breaks().lines().count() != 1, m.id() + ": breaks is one line");
         }
