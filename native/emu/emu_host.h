@@ -63,6 +63,12 @@ public:
     }
     const std::string& error() const { return error_; }
 
+    // The raw bindings, for a binder generated from a source's attributes (frontend/msl_launch.h).
+    int size() const { return n_; }
+    int kind_at(int at) const { return kinds_[at]; }
+    long long value_at(int at) const { return values_[at]; }
+    long long length_at(int at) const { return lengths_[at]; }
+
 private:
     template <class T>
     dptr<T> buf(int at, int kind, const char* name) {

@@ -14,17 +14,12 @@
 //                                  combined by their log-sum-exp with the sink entering once (one extra logit column).
 //
 // Buffers are bound in argument order from index 0; AttnParams is bound with setBytes after the last buffer.
-// Compiled at run time by the metal lane (fast math off: the -inf logic needs IEEE semantics), and as host C++ by
-// the metal-emu lane through native/emu/metal/metal_stdlib, where DPTR/TG_ARRAY are bounds-checked accessors.
+// Compiled at run time by the metal lane (fast math off: the -inf logic needs IEEE semantics), and unchanged by the
+// metal-emu lane through the MSL front end (native/emu/frontend/msl2emu.py), which checks every device and
+// threadgroup access.
 
 #include <metal_stdlib>
 using namespace metal;
-
-#ifndef DPTR
-#define DPTR(T) device T*
-#define TGPTR(T) threadgroup T*
-#define TG_ARRAY(T, name, n) threadgroup T name[n]
-#endif
 
 #define BLOCK_Q 8
 #define BLOCK_K 16
@@ -67,10 +62,10 @@ inline bool metal_head_dim(int d) {
 // One threadgroup's query-row tile; thread (i, kk) scores key c0 + kk of row r0 + i into threadgroup memory, then
 // owns output elements kk, kk + BLOCK_K, ... of that row. Four barriers and one simdgroup shuffle reduction per key
 // tile, under uniform loop bounds.
-inline void sinks_rows(DPTR(const float) q, long q_base, long q_stride, DPTR(const float) k, DPTR(const float) v,
-                       long kv_base, long kv_stride, DPTR(float) out, long o_base, long o_stride, int q_len,
+inline void sinks_rows(device const float* q, long q_base, long q_stride, device const float* k, device const float* v,
+                       long kv_base, long kv_stride, device float* out, long o_base, long o_stride, int q_len,
                        int kv_len, int rows_out, int D, int window, float sink, float scale, int r0, uint t,
-                       TGPTR(float) tile, TGPTR(float) s_sh) {
+                       threadgroup float* tile, threadgroup float* s_sh) {
     const int i = int(t) / BLOCK_K;
     const int kk = int(t) % BLOCK_K;
     const int r = r0 + i;
@@ -159,10 +154,10 @@ inline void sinks_rows(DPTR(const float) q, long q_base, long q_stride, DPTR(con
 }
 
 // threadgroups (ceil(tq / BLOCK_Q), Hq, B), threads per threadgroup (FUSED_THREADS).
-kernel void flash_attn_sinks_metal(DPTR(const float) q [[buffer(0)]], DPTR(const float) k [[buffer(1)]],
-                                   DPTR(const float) v [[buffer(2)]], DPTR(const float) sinks [[buffer(3)]],
-                                   DPTR(const float) mask [[buffer(4)]], DPTR(float) out [[buffer(5)]],
-                                   DPTR(int) status [[buffer(6)]], constant AttnParams& p [[buffer(7)]],
+kernel void flash_attn_sinks_metal(device const float* q [[buffer(0)]], device const float* k [[buffer(1)]],
+                                   device const float* v [[buffer(2)]], device const float* sinks [[buffer(3)]],
+                                   device const float* mask [[buffer(4)]], device float* out [[buffer(5)]],
+                                   device int* status [[buffer(6)]], constant AttnParams& p [[buffer(7)]],
                                    uint3 tgpos [[threadgroup_position_in_grid]],
                                    uint3 tpos [[thread_position_in_threadgroup]],
                                    uint3 tpg [[threads_per_threadgroup]]) {
@@ -180,8 +175,8 @@ kernel void flash_attn_sinks_metal(DPTR(const float) q [[buffer(0)]], DPTR(const
         if (tpos.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
         return;
     }
-    TG_ARRAY(float, tile, BLOCK_K * MAX_D);
-    TG_ARRAY(float, s_sh, FUSED_THREADS);
+    threadgroup float tile[BLOCK_K * MAX_D];
+    threadgroup float s_sh[FUSED_THREADS];
     const int h = int(tgpos.y);
     const int b = int(tgpos.z);
     const int kvh = h / (p.Hq / p.Hkv);
@@ -192,10 +187,10 @@ kernel void flash_attn_sinks_metal(DPTR(const float) q [[buffer(0)]], DPTR(const
 }
 
 // threadgroups (ceil(max_q / BLOCK_Q), Hq, nseq), threads per threadgroup (FUSED_THREADS).
-kernel void flash_attn_sinks_varlen_metal(DPTR(const float) q [[buffer(0)]], DPTR(const float) k [[buffer(1)]],
-                                          DPTR(const float) v [[buffer(2)]], DPTR(const float) sinks [[buffer(3)]],
-                                          DPTR(const int) cu_q [[buffer(4)]], DPTR(const int) cu_k [[buffer(5)]],
-                                          DPTR(float) out [[buffer(6)]], DPTR(int) status [[buffer(7)]],
+kernel void flash_attn_sinks_varlen_metal(device const float* q [[buffer(0)]], device const float* k [[buffer(1)]],
+                                          device const float* v [[buffer(2)]], device const float* sinks [[buffer(3)]],
+                                          device const int* cu_q [[buffer(4)]], device const int* cu_k [[buffer(5)]],
+                                          device float* out [[buffer(6)]], device int* status [[buffer(7)]],
                                           constant AttnParams& p [[buffer(8)]],
                                           uint3 tgpos [[threadgroup_position_in_grid]],
                                           uint3 tpos [[thread_position_in_threadgroup]],
@@ -217,8 +212,8 @@ kernel void flash_attn_sinks_varlen_metal(DPTR(const float) q [[buffer(0)]], DPT
         if (tpos.x == 0) status[0] = STATUS_BAD_SEQLENS;
         return;
     }
-    TG_ARRAY(float, tile, BLOCK_K * MAX_D);
-    TG_ARRAY(float, s_sh, FUSED_THREADS);
+    threadgroup float tile[BLOCK_K * MAX_D];
+    threadgroup float s_sh[FUSED_THREADS];
     const int h = int(tgpos.y);
     const int kvh = h / (p.Hq / p.Hkv);
     const long q_base = (long(q_start) * p.Hq + h) * p.D;
@@ -233,8 +228,8 @@ inline long mask_at(int b, int h, int r, int c, int mb, int mh, int mq, int tk) 
 }
 
 // One thread per score, striding over the grid: (q . k) * scale + rule + mask, -inf where either removes the key.
-kernel void sinks_scores_metal(DPTR(const float) q [[buffer(0)]], DPTR(const float) k [[buffer(1)]],
-                               DPTR(const float) mask [[buffer(2)]], DPTR(float) scores [[buffer(3)]],
+kernel void sinks_scores_metal(device const float* q [[buffer(0)]], device const float* k [[buffer(1)]],
+                               device const float* mask [[buffer(2)]], device float* scores [[buffer(3)]],
                                constant AttnParams& p [[buffer(4)]], uint gid [[thread_position_in_grid]],
                                uint grid_size [[threads_per_grid]]) {
     const long total = long(p.B) * p.Hq * p.tq * p.tk;
@@ -263,8 +258,8 @@ kernel void sinks_scores_metal(DPTR(const float) q [[buffer(0)]], DPTR(const flo
 }
 
 // One thread per row of logits [B, Hq, tq, tk]: mask added first, running max started at the sink.
-kernel void softmax_with_sinks_metal(DPTR(const float) logits [[buffer(0)]], DPTR(const float) sinks [[buffer(1)]],
-                                     DPTR(const float) mask [[buffer(2)]], DPTR(float) probs [[buffer(3)]],
+kernel void softmax_with_sinks_metal(device const float* logits [[buffer(0)]], device const float* sinks [[buffer(1)]],
+                                     device const float* mask [[buffer(2)]], device float* probs [[buffer(3)]],
                                      constant AttnParams& p [[buffer(4)]], uint gid [[thread_position_in_grid]],
                                      uint grid_size [[threads_per_grid]]) {
     const long rows = long(p.B) * p.Hq * p.tq;
@@ -296,8 +291,8 @@ kernel void softmax_with_sinks_metal(DPTR(const float) logits [[buffer(0)]], DPT
 }
 
 // One thread per output element: sum over admitted columns of p * v.
-kernel void sinks_pv_metal(DPTR(const float) probs [[buffer(0)]], DPTR(const float) scores [[buffer(1)]],
-                           DPTR(const float) v [[buffer(2)]], DPTR(float) out [[buffer(3)]],
+kernel void sinks_pv_metal(device const float* probs [[buffer(0)]], device const float* scores [[buffer(1)]],
+                           device const float* v [[buffer(2)]], device float* out [[buffer(3)]],
                            constant AttnParams& p [[buffer(4)]], uint gid [[thread_position_in_grid]],
                            uint grid_size [[threads_per_grid]]) {
     const long total = long(p.B) * p.Hq * p.tq * p.D;
@@ -320,9 +315,9 @@ kernel void sinks_pv_metal(DPTR(const float) probs [[buffer(0)]], DPTR(const flo
 // q [B,Hq,1,D], k/v [B,Hkv,tk,D]; mask (when has_mask) [mb, mh, 1, tk] additive; with causal the fused kernels' rule
 // for a single query row (every key up to the diagonal tk - 1; with window > 0 only keys >= tk - window).
 // part [B, Hq, chunks, D + 2]: per chunk m_c, l_c, then o_c[D]; an empty chunk leaves -inf, 0, zeros.
-kernel void sinks_decode_splitk_partial_metal(DPTR(const float) q [[buffer(0)]], DPTR(const float) k [[buffer(1)]],
-                                              DPTR(const float) v [[buffer(2)]], DPTR(const float) mask [[buffer(3)]],
-                                              DPTR(float) part [[buffer(4)]], DPTR(int) status [[buffer(5)]],
+kernel void sinks_decode_splitk_partial_metal(device const float* q [[buffer(0)]], device const float* k [[buffer(1)]],
+                                              device const float* v [[buffer(2)]], device const float* mask [[buffer(3)]],
+                                              device float* part [[buffer(4)]], device int* status [[buffer(5)]],
                                               constant AttnParams& p [[buffer(6)]],
                                               uint3 tgpos [[threadgroup_position_in_grid]],
                                               uint3 tpos [[thread_position_in_threadgroup]],
@@ -338,7 +333,7 @@ kernel void sinks_decode_splitk_partial_metal(DPTR(const float) q [[buffer(0)]],
         if (tpos.x == 0) status[0] = STATUS_LAUNCH_CONFIG;
         return;
     }
-    TG_ARRAY(float, s_sh, SPLIT_K_CHUNK);
+    threadgroup float s_sh[SPLIT_K_CHUNK];
     const int t = int(tpos.x);
     const int c = int(tgpos.x);
     const int h = int(tgpos.y);
@@ -399,8 +394,8 @@ kernel void sinks_decode_splitk_partial_metal(DPTR(const float) q [[buffer(0)]],
 
 // Split-K pass 2. threadgroups (1, Hq, B), threads per threadgroup (SPLIT_K_THREADS): the p.chunks chunks of row
 // (b, h) combined in chunk order, the sink entering once; out [B, Hq, 1, D]; zeros when nothing and no sink.
-kernel void sinks_decode_splitk_reduce_metal(DPTR(const float) part [[buffer(0)]], DPTR(const float) sinks [[buffer(1)]],
-                                             DPTR(float) out [[buffer(2)]], DPTR(int) status [[buffer(3)]],
+kernel void sinks_decode_splitk_reduce_metal(device const float* part [[buffer(0)]], device const float* sinks [[buffer(1)]],
+                                             device float* out [[buffer(2)]], device int* status [[buffer(3)]],
                                              constant AttnParams& p [[buffer(4)]],
                                              uint3 tgpos [[threadgroup_position_in_grid]],
                                              uint3 tpos [[thread_position_in_threadgroup]],

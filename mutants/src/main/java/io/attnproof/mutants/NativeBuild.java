@@ -25,7 +25,8 @@ final class NativeBuild {
     static final String DIR_PROPERTY = "attnproof.native.dir";
     /** The simple-name prefix of the claim test classes of each emulated lane. */
     private static final List<List<String>> LANE_TESTS = List.of(List.of("cuda-emu", "CudaEmu"),
-            List.of("metal-emu", "MetalEmu"), List.of("cuda-frontend", "Fa2Sinks"));
+            List.of("metal-emu", "MetalEmu"), List.of("cuda-frontend", "Fa2Sinks"),
+            List.of("metal-frontend", "MetalSinksDecode"));
     /**
      * Claims whose tests are lane-neutral but read what a lane was built from: a native mutant naming one of them
      * runs these classes too (X1 compares the lanes' outputs; N3 hashes the source the lane was built from).
@@ -85,12 +86,13 @@ final class NativeBuild {
             Files.writeString(src, patched, StandardCharsets.UTF_8);
             Path cu = lane.equals("cuda-emu") ? src : repoRoot.resolve("native/cuda/sinks_attn.cu");
             Path msl = lane.equals("metal-emu") ? src : repoRoot.resolve("native/metal/sinks_attn.metal");
-            String stem = original.getFileName().toString().replaceFirst("\\.cu$", "");
+            String stem = original.getFileName().toString().replaceFirst("\\.(cu|metal)$", "");
             List<String> command;
-            if (lane.equals("cuda-frontend")) {
+            if (lane.equals("cuda-frontend") || lane.equals("metal-frontend")) {
                 // A standard-dialect source: the front end's build, lib<stem>.so in the mutant's folder (its tests
                 // look there first, through attnproof.native.dir).
-                command = List.of("bash", repoRoot.resolve("native/emu/frontend/build-cu.sh").toString(),
+                String script = lane.equals("cuda-frontend") ? "build-cu.sh" : "build-metal.sh";
+                command = List.of("bash", repoRoot.resolve("native/emu/frontend/" + script).toString(),
                         src.toString(), dir.toString(), stem);
             } else {
                 command = new java.util.ArrayList<>(List.of("bash", buildScript.toString(), dir.toString(),

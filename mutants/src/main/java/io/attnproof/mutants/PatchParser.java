@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
  * {@code .patch}, {@code claims} a comma-separated list of catalog claim ids, {@code breaks} and {@code origin} one
  * line each), then a {@code git diff}-style unified diff whose files all lie under
  * {@code system-under-test/src/main/java}, or that changes one kernel source ({@code native/cuda/*.cu} or
- * {@code native/metal/*.metal}: a native mutant, run on its emulated lane; {@code examples/kernels/cuda/*.cu}: a
- * standard-dialect kernel built through the front end) or one file of the emulator itself
+ * {@code native/metal/*.metal}: a native mutant, run on its emulated lane; {@code examples/kernels/cuda/*.cu} or
+ * {@code examples/kernels/metal/*.metal}: a standard-dialect kernel built through the front end) or one file of the emulator itself
  * ({@code native/emu/*.h} or {@code native/emu/build.sh}: an emulator mutant, every emulated library rebuilt through
  * it). Every error names the file, the line and what was expected.
  */
@@ -34,7 +34,9 @@ public final class PatchParser {
             List.of("native/metal/", ".metal", "metal-emu"), List.of("native/emu/", ".h", EMULATOR),
             List.of("native/emu/", "build.sh", EMULATOR),
             // Standard-dialect kernel families built through the front end (native/emu/frontend/build-cu.sh).
-            List.of("examples/kernels/cuda/", ".cu", "cuda-frontend"));
+            List.of("examples/kernels/cuda/", ".cu", "cuda-frontend"),
+            // Standard MSL kernel families built through the MSL front end (native/emu/frontend/build-metal.sh).
+            List.of("examples/kernels/metal/", ".metal", "metal-frontend"));
 
     /** The emulated lane that runs kernel source {@code path}, or null when it is not a kernel source. */
     public static String nativeLane(String path) {
@@ -200,7 +202,7 @@ public final class PatchParser {
             if (!java && nativeLane(oldPath) == null) {
                 throw new PatchFormatException(file, i + 1, "path " + oldPath + " must be a .java file under "
                         + SOURCE_ROOT + ", a kernel source native/cuda/*.cu, native/metal/*.metal or"
-                        + " examples/kernels/cuda/*.cu, or an emulator file native/emu/*.h or native/emu/build.sh"
+                        + " examples/kernels/cuda/*.cu, examples/kernels/metal/*.metal, or an emulator file native/emu/*.h or native/emu/build.sh"
                         + " (curated mutants change the system under test's main sources, its kernels or the emulator"
                         + " that runs them)");
             }

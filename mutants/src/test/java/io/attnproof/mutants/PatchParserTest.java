@@ -106,10 +106,20 @@ class PatchParserTest {
         Set<String> ids = new HashSet<>();
         for (Mutant m : all) {
             assertTrue(ids.add(m.id()), "duplicate id " + m.id());
-            assertTrue(m.id().matches("\\d\\d-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name");
+            assertTrue(m.id().matches("\\d{2,3}-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name or NNN-short-name");
             assertFalse(m.claims().isEmpty());
             assertFalse(m.breaks().lines().count() != 1, m.id() + ": breaks is one line");
         }
+    }
+
+    /** A standard MSL family under examples/kernels/metal is the metal-frontend lane, run by its own test classes. */
+    @Test
+    void metalKernelFamiliesAreTheMetalFrontEndLane() {
+        assertEquals("metal-frontend", PatchParser.nativeLane("examples/kernels/metal/sinks_decode.metal"));
+        assertEquals(null, PatchParser.nativeLane("examples/kernels/metal/sinks_decode.cu"));
+        assertEquals(null, PatchParser.nativeLane("examples/kernels/metal/x/y.metal"));
+        Set<String> classes = Set.of("a.MetalSinksDecodeTest", "a.MetalEmuLaneTest", "a.Fa2SinksEmuTest");
+        assertEquals(Set.of("a.MetalSinksDecodeTest"), NativeBuild.laneClasses("metal-frontend", classes, List.of("N6")));
     }
 
     /** The emulator's own headers and build script are patchable (an emulator mutant); nothing else under native/emu. */
