@@ -39,15 +39,26 @@ import java.util.stream.Stream;
 public final class Campaign {
     /** Where things are and how to run; {@link #fromSystemProperties()} reads the {@code mutants.*} properties. */
     public record Config(Path repoRoot, Path catalog, Path sutClasses, Path sutTestClasses, Path fixEvidence, Path out,
-            Shard shard, Set<String> only, int threads, Duration timeout) {
+            Shard shard, Set<String> only, int threads, Duration timeout, Path conformanceClasses,
+            Path conformanceTestClasses, Path conformanceEvidence) {
 
         public Config {
             only = Set.copyOf(only);
         }
 
+        /** A config with the conformance kit's classes, claim tests and evidence where its build leaves them. */
+        public Config(Path repoRoot, Path catalog, Path sutClasses, Path sutTestClasses, Path fixEvidence, Path out,
+                Shard shard, Set<String> only, int threads, Duration timeout) {
+            this(repoRoot, catalog, sutClasses, sutTestClasses, fixEvidence, out, shard, only, threads, timeout,
+                    repoRoot.resolve("conformance/target/classes"), repoRoot.resolve("conformance/target/test-classes"),
+                    repoRoot.resolve("conformance/target/evidence"));
+        }
+
         /**
          * {@code mutants.repo.root} (default: the working directory), {@code mutants.catalog},
          * {@code mutants.sut.classes}, {@code mutants.sut.testClasses}, {@code mutants.fix.evidence},
+         * {@code mutants.conformance.classes}, {@code mutants.conformance.testClasses},
+         * {@code mutants.conformance.evidence},
          * {@code mutants.out} (defaults under the repository root), {@code mutants.shard} (k/n),
          * {@code mutants.only} (comma-separated ids), {@code mutants.threads} (0: one per core, at most 2) and
          * {@code mutants.timeout} (seconds per mutant, default 150).
@@ -69,13 +80,16 @@ public final class Campaign {
                     path(root, "mutants.sut.testClasses", "system-under-test/target/test-classes"),
                     path(root, "mutants.fix.evidence", "system-under-test/target/evidence"),
                     path(root, "mutants.out", "mutants/target/mutants"), Shard.parse(prop("mutants.shard", "")), only,
-                    threads, Duration.ofSeconds(Long.parseLong(prop("mutants.timeout", "150").strip())));
+                    threads, Duration.ofSeconds(Long.parseLong(prop("mutants.timeout", "150").strip())),
+                    path(root, "mutants.conformance.classes", "conformance/target/classes"),
+                    path(root, "mutants.conformance.testClasses", "conformance/target/test-classes"),
+                    path(root, "mutants.conformance.evidence", "conformance/target/evidence"));
         }
 
         /** This config running only {@code ids} into {@code out}, one at a time, whole catalog. */
         public Config with(Path out, Set<String> ids) {
             return new Config(repoRoot, catalog, sutClasses, sutTestClasses, fixEvidence, out, Shard.ALL, ids, threads,
-                    timeout);
+                    timeout, conformanceClasses, conformanceTestClasses, conformanceEvidence);
         }
 
         private static String prop(String key, String fallback) {
@@ -105,12 +119,14 @@ public final class Campaign {
     private final Config config;
     private final ClassLoader source;
     private final MutantCompiler compiler;
+    private final MutantCompiler conformanceCompiler;
     private volatile ClaimTests index;
 
     public Campaign(Config config) {
         this.config = config;
         this.source = Campaign.class.getClassLoader();
         this.compiler = new MutantCompiler(List.of(config.sutClasses()));
+        this.conformanceCompiler = new MutantCompiler(conformanceClasspath(config));
         if (!Files.isDirectory(config.sutClasses()) || !Files.isDirectory(config.sutTestClasses())) {
             throw new IllegalStateException("mutants: build system-under-test first (need " + config.sutClasses()
                     + " and " + config.sutTestClasses() + ")");
@@ -152,8 +168,11 @@ public final class Campaign {
     public Result run(List<Mutant> mutants) throws IOException {
         long start = System.nanoTime();
         Files.createDirectories(config.out());
-        List<EvidenceValues.Line> fix = EvidenceValues.read(config.fixEvidence());
+        // The normal run's evidence: the system under test's claim tests and the conformance kit's.
+        List<EvidenceValues.Line> fix = new ArrayList<>(EvidenceValues.read(config.fixEvidence()));
+        fix.addAll(EvidenceValues.read(config.conformanceEvidence()));
         Map<String, Double> cost = suiteTimes(config.sutTestClasses().getParent().resolve("surefire-reports"));
+        cost.putAll(suiteTimes(config.conformanceTestClasses().getParent().resolve("surefire-reports")));
         List<Integer> order = new ArrayList<>();
         for (int i = 0; i < mutants.size(); i++) {
             order.add(i);
@@ -234,7 +253,13 @@ public final class Campaign {
                 sources.put(fp.path(), PatchApplier.apply(fp, Files.readString(file, StandardCharsets.UTF_8)));
             }
             if (lane == null) {
-                classes = compiler.compile(sources);
+                boolean conformance = sources.keySet().stream()
+                        .anyMatch(p -> PatchParser.CONFORMANCE_ROOT.equals(PatchParser.javaRoot(p)));
+                if (conformance && !Files.isDirectory(config.conformanceClasses())) {
+                    throw new IllegalStateException("mutant " + m.id() + " patches the conformance kit: build it first"
+                            + " (need " + config.conformanceClasses() + ")");
+                }
+                classes = (conformance ? conformanceCompiler : compiler).compile(sources);
             } else {
                 // A native mutant: its lane's library rebuilt from the patched kernel source into its own folder.
                 classes = Map.of();
@@ -250,7 +275,7 @@ public final class Campaign {
                 : new java.util.TreeSet<>(NativeBuild.laneClasses(lane, index().concreteClassesFor(m.claims()), m.claims()));
         if (testClasses.isEmpty()) {
             return finish(m, patch, MutantResult.Status.STALE, "no claim test proves " + m.claims()
-                    + (lane == null ? "" : " on " + lane) + " under " + config.sutTestClasses(), null, List.of(), t0);
+                    + (lane == null ? "" : " on " + lane) + " under " + testRoots(), null, List.of(), t0);
         }
         Path evidence = config.out().resolve("evidence").resolve(m.id());
         deleteTree(evidence);
@@ -327,13 +352,33 @@ public final class Campaign {
         if (i == null) {
             synchronized (this) {
                 if (index == null) {
-                    index = ClaimTests.index(config.sutTestClasses(),
+                    index = ClaimTests.index(testRoots(),
                             new MutantClassLoader("claim-index", Map.of(), source, Map.of()));
                 }
                 i = index;
             }
         }
         return i;
+    }
+
+    /** The claim tests' class folders: the system under test's and, once built, the conformance kit's. */
+    private List<Path> testRoots() {
+        return Files.isDirectory(config.conformanceTestClasses())
+                ? List.of(config.sutTestClasses(), config.conformanceTestClasses()) : List.of(config.sutTestClasses());
+    }
+
+    /**
+     * What a conformance mutant compiles against: the conformance kit's classes, the system under test's, and this
+     * runner's class path (surefire's test class path: the ledger, the fixtures, the oracles, picocli, Commons CSV).
+     */
+    static List<Path> conformanceClasspath(Config config) {
+        List<Path> out = new ArrayList<>(List.of(config.conformanceClasses(), config.sutClasses()));
+        for (String entry : System.getProperty("java.class.path", "").split(java.io.File.pathSeparator)) {
+            if (!entry.isBlank() && Files.exists(Path.of(entry))) {
+                out.add(Path.of(entry));
+            }
+        }
+        return out;
     }
 
     private double estimate(Mutant m, Map<String, Double> cost) {

@@ -34,7 +34,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * The claim tests of the system under test: which test classes hold tests of which claim (a method's
+ * The claim tests of the system under test and of the conformance kit: which test classes hold tests of which claim (a method's
  * {@code @Claim}, else its class's or an enclosing class's), and a JUnit Platform run of exactly the tests of some
  * claims inside one class loader.
  */
@@ -67,16 +67,26 @@ public final class ClaimTests {
      * {@code loader}.
      */
     public static ClaimTests index(Path testClasses, ClassLoader loader) {
+        return index(List.of(testClasses), loader);
+    }
+
+    /**
+     * Indexes every test class compiled under each of {@code testClassRoots} (the system under test's and the
+     * conformance kit's), loading each (uninitialised) through {@code loader}: a claim's tests are those of every root.
+     */
+    public static ClaimTests index(List<Path> testClassRoots, ClassLoader loader) {
         Map<String, SortedSet<String>> byClaim = new TreeMap<>();
         List<String> names = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(testClasses)) {
-            files.filter(p -> p.toString().endsWith(".class") && !p.getFileName().toString().contains("$"))
-                    .forEach(p -> {
-                        String rel = testClasses.relativize(p).toString().replace('\\', '/');
-                        names.add(rel.substring(0, rel.length() - ".class".length()).replace('/', '.'));
-                    });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list the claim tests under " + testClasses, e);
+        for (Path testClasses : testClassRoots) {
+            try (Stream<Path> files = Files.walk(testClasses)) {
+                files.filter(p -> p.toString().endsWith(".class") && !p.getFileName().toString().contains("$"))
+                        .forEach(p -> {
+                            String rel = testClasses.relativize(p).toString().replace('\\', '/');
+                            names.add(rel.substring(0, rel.length() - ".class".length()).replace('/', '.'));
+                        });
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list the claim tests under " + testClasses, e);
+            }
         }
         Map<String, SortedSet<String>> concrete = new TreeMap<>();
         for (String name : names) {

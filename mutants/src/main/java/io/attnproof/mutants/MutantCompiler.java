@@ -25,8 +25,8 @@ import javax.tools.StandardLocation;
 import javax.tools.ToolProvider;
 
 /**
- * Compiles mutated source files in process with {@link javax.tools.JavaCompiler} against the system under test's
- * compiled classes; the class files stay in memory. Any compiler error makes the mutant stale, with javac's
+ * Compiles mutated source files in process with {@link javax.tools.JavaCompiler} against a module's compiled
+ * classes and their class path (the system under test's, or the conformance kit's); the class files stay in memory. Any compiler error makes the mutant stale, with javac's
  * messages.
  */
 public final class MutantCompiler {
@@ -38,7 +38,7 @@ public final class MutantCompiler {
     }
 
     /**
-     * Compiles {@code sources} (repository-relative path under {@link PatchParser#SOURCE_ROOT} to its text);
+     * Compiles {@code sources} (repository-relative path under one of {@link PatchParser#JAVA_ROOTS} to its text);
      * returns binary class name to class file bytes, nested and anonymous classes included.
      */
     public Map<String, byte[]> compile(Map<String, String> sources) throws StaleException {
@@ -111,7 +111,8 @@ public final class MutantCompiler {
         }
 
         private static String relative(String path) {
-            return path.startsWith(PatchParser.SOURCE_ROOT) ? path.substring(PatchParser.SOURCE_ROOT.length()) : path;
+            String root = PatchParser.javaRoot(path);
+            return root == null ? path : path.substring(root.length());
         }
 
         @Override

@@ -25,8 +25,25 @@ import java.util.regex.Pattern;
  * it). Every error names the file, the line and what was expected.
  */
 public final class PatchParser {
-    /** The only directory a curated mutant may change (paths are relative to the repository root). */
+    /** The system under test's Java sources (paths are relative to the repository root). */
     public static final String SOURCE_ROOT = "system-under-test/src/main/java/";
+    /** The conformance kit's Java sources (the corpus checker, the seal, the kernel lane and its shrinker). */
+    public static final String CONFORMANCE_ROOT = "conformance/src/main/java/";
+    /** Every Java source root a curated mutant may change. */
+    public static final List<String> JAVA_ROOTS = List.of(SOURCE_ROOT, CONFORMANCE_ROOT);
+
+    /** The Java source root holding {@code path}, or null when it is not a .java file under one of {@link #JAVA_ROOTS}. */
+    public static String javaRoot(String path) {
+        if (!path.endsWith(".java") || path.contains("..")) {
+            return null;
+        }
+        for (String root : JAVA_ROOTS) {
+            if (path.startsWith(root) && path.length() > root.length()) {
+                return root;
+            }
+        }
+        return null;
+    }
     /** The "lane" of an emulator mutant: the emulator's own headers or build, under every emulated lane. */
     public static final String EMULATOR = "emu";
     /** The kernel sources a native mutant may change: directory, file suffix and the emulated lane that runs it. */
@@ -198,13 +215,13 @@ public final class PatchParser {
                 throw new PatchFormatException(file, i + 1, "the old and new paths differ (" + oldPath + " vs " + newPath
                         + "): renames are not supported");
             }
-            boolean java = oldPath.startsWith(SOURCE_ROOT) && oldPath.endsWith(".java") && !oldPath.contains("..");
+            boolean java = javaRoot(oldPath) != null;
             if (!java && nativeLane(oldPath) == null) {
                 throw new PatchFormatException(file, i + 1, "path " + oldPath + " must be a .java file under "
-                        + SOURCE_ROOT + ", a kernel source native/cuda/*.cu, native/metal/*.metal or"
+                        + String.join(" or ", JAVA_ROOTS) + ", a kernel source native/cuda/*.cu, native/metal/*.metal or"
                         + " examples/kernels/cuda/*.cu, examples/kernels/metal/*.metal, or an emulator file native/emu/*.h or native/emu/build.sh"
-                        + " (curated mutants change the system under test's main sources, its kernels or the emulator"
-                        + " that runs them)");
+                        + " (curated mutants change the main sources of the system under test or of the conformance"
+                        + " kit, its kernels or the emulator that runs them)");
             }
             if (!seen.isEmpty() && (nativeLane(oldPath) != null || nativeLane(seen.iterator().next()) != null)) {
                 throw new PatchFormatException(file, i + 1, oldPath + ": a native mutant changes exactly one kernel"

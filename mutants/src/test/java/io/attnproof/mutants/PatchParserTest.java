@@ -80,11 +80,33 @@ class PatchParserTest {
     }
 
     @Test
+    void theConformanceKitsMainSourcesAreASecondJavaRoot() throws Exception {
+        String c = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/corpus/Seal.java";
+        Mutant m = PatchParser.parse(Path.of("07-x.patch"), "# id: 07-x\n# claims: F2\n# breaks: b\n# origin: o\n"
+                + DIFF.replace(P, c));
+        assertEquals(c, m.files().getFirst().path());
+        assertEquals(null, m.nativeLane(), "a Java mutant, compiled and loaded, not a rebuilt library");
+        assertEquals(PatchParser.CONFORMANCE_ROOT, PatchParser.javaRoot(c));
+        assertEquals(PatchParser.SOURCE_ROOT, PatchParser.javaRoot(P));
+        // One mutant may change both modules' sources (one compilation against the conformance class path).
+        Mutant both = PatchParser.parse(Path.of("07-x.patch"), "# id: 07-x\n# claims: F2\n# breaks: b\n# origin: o\n"
+                + DIFF + DIFF.replace(P, c));
+        assertEquals(List.of(P, c), both.files().stream().map(Mutant.FilePatch::path).toList());
+    }
+
+    @Test
     void diffErrorsAreClear() {
         String ok = "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n";
         String outside = DIFF.replace(P, "fixtures/src/main/java/X.java");
         assertTrue(message("07-x.patch", ok + outside).contains("path fixtures/src/main/java/X.java must be a .java file"
-                + " under system-under-test/src/main/java/"));
+                + " under system-under-test/src/main/java/ or conformance/src/main/java/"));
+        // The conformance kit's tests and resources, a path climbing out of a root, and a non-Java file stay refused.
+        for (String bad : List.of("conformance/src/test/java/io/attnproof/conformance/corpus/SealTest.java",
+                "conformance/src/main/java/../../../fixtures/src/main/java/X.java",
+                "conformance/src/main/resources/x.json", "conformance/src/main/java/")) {
+            assertTrue(message("07-x.patch", ok + DIFF.replace(P, bad)).contains("path " + bad + " must be a .java file"
+                    + " under system-under-test/src/main/java/ or conformance/src/main/java/"), bad);
+        }
         String truncated = DIFF.substring(0, DIFF.lastIndexOf(" }\n"));
         assertEquals("07-x.patch:9: hunk @@ -3,4 +3,3 @@ is truncated: the file ends after 3 of 4 old and 2 of 3 new"
                 + " lines", message("07-x.patch", ok + truncated));
@@ -106,7 +128,8 @@ class PatchParserTest {
         Set<String> ids = new HashSet<>();
         for (Mutant m : all) {
             assertTrue(ids.add(m.id()), "duplicate id " + m.id());
-            assertTrue(m.id().matches("\\d{2,3}-[a-z0-9-]+"), "id " + m.id() + " must be NN-short-name or NNN-short-name");
+            assertTrue(m.id().matches("\\d{2,3}-[a-z0-9-]+"), "id " + m.id()
+                    + " must be NN-short-name or NNN-short-name");
             assertFalse(m.claims().isEmpty());
             assertFalse(m.breaks().lines().count() != 1, m.id() + ": breaks is one line");
         }

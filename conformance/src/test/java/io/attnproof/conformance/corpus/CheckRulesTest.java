@@ -7,6 +7,8 @@ import io.attnproof.conformance.cases.CaseChecker;
 import io.attnproof.conformance.cases.CaseReader;
 import io.attnproof.conformance.cli.Cli;
 import io.attnproof.conformance.npy.Npy;
+import io.attnproof.fixtures.claim.Claim;
+import io.attnproof.fixtures.evidence.Evidence;
 import io.attnproof.fixtures.json.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -29,7 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  * element off by three limits, two rows swapped, one ulp off in a same-bits slice, a slice filled from another row, a
  * control's output made equal to what it must miss, a nonzero where a degenerate row's oracle is exactly 0), and the
  * check must FAIL. The check type each claim uses is pinned, and the cosine difference is taken over the whole output.
+ * Claim F1: an engine's outputs PASS or FAIL exactly as the claims say only if every rule of the checker can fail
+ * (the curated mutants of the checker's rules name F1 and die on these tests' lines).
  */
+@Claim("F1")
 class CheckRulesTest {
     @TempDir
     static Path shared;
@@ -257,15 +262,17 @@ class CheckRulesTest {
     }
 
     @Test
-    void theSystemsOutputsPassEveryCheckUntouched() {
+    void theSystemsOutputsPassEveryCheckUntouched(Evidence ev) {
         CorpusChecker.Result r = CorpusChecker.checkUnsealed(corpus, good, "cpu", dir.resolve("ev"), REFERENCES,
                 c -> true);
+        ev.checkEqual("checks_failing_the_systems_own_outputs", r.failures().size(), 0);
         assertTrue(r.passed(), () -> r.failures().toString());
     }
 
     @Test
-    void everyCheckFailsEachFaultAimedAtItsRule() throws IOException {
+    void everyCheckFailsEachFaultAimedAtItsRule(Evidence ev) throws IOException {
         Map<String, Integer> perFault = new TreeMap<>();
+        Map<String, Integer> passedPerFault = new TreeMap<>();
         List<String> passedWrongly = new ArrayList<>();
         for (CheckSpec check : manifest.checks()) {
             List<Fault> faults = faults(check);
@@ -275,10 +282,16 @@ class CheckRulesTest {
                 perFault.merge(check.type() + (check.control() ? " control" : "") + ": " + f.name(), 1, Integer::sum);
                 if (o.passed()) {
                     passedWrongly.add(check.id() + " PASSED with " + f.name());
+                    passedPerFault.merge(check.type() + (check.control() ? " control" : "") + ": " + f.name(), 1,
+                            Integer::sum);
                 }
             }
         }
         System.out.println("CheckRulesTest: faults planted per rule " + perFault);
+        // One line per rule: how many checks a fault aimed at that rule got past (the first rule that leaks fails).
+        for (String rule : perFault.keySet()) {
+            ev.checkEqual("checks_passing_the_fault[" + rule + "]", passedPerFault.getOrDefault(rule, 0), 0);
+        }
         assertEquals(List.of(), passedWrongly);
         // Every rule met its fault somewhere in the corpus.
         for (String rule : List.of("oracle: one NaN where the oracle is finite", "oracle: one +inf where the oracle is"
@@ -328,7 +341,7 @@ class CheckRulesTest {
 
     /** The cosine difference is over the whole output: heads scaled apart are parallel per head, not over the output. */
     @Test
-    void theCosineDifferenceIsTakenOverTheWholeOutput() throws IOException {
+    void theCosineDifferenceIsTakenOverTheWholeOutput(Evidence ev) throws IOException {
         CheckSpec check = manifest.checks().stream().filter(c -> c.id().equals("U6:oracle:U6-r4-F32")).findFirst()
                 .orElseThrow();
         double[][][][] o = ref("U6-r4-F32").oracle();
@@ -358,6 +371,7 @@ class CheckRulesTest {
                 got = ((Number) m.get("value")).doubleValue();
             }
         }
-        assertEquals(want, got, 1e-12, "cosine_diff over the whole output");
+        // NaN (no cosine_diff line) fails the check as well.
+        ev.check("cosine_diff_error_against_the_whole_output_value", Math.abs(got - want), 1e-12, null);
     }
 }
