@@ -14,6 +14,9 @@ import java.util.List;
  * (a value equal to its limit by construction).
  */
 public final class EvidenceScan {
+    /** The metric prefix of every negative control ({@code Evidence.controlGap}, {@code controlAtLeast}). */
+    static final String CONTROL_PREFIX = "control_gap:";
+
     private EvidenceScan() {
     }
 
@@ -29,6 +32,12 @@ public final class EvidenceScan {
             double lim = l.limit();
             if (l.kind() == LineKind.CONTROL && !(lim > 0)) {
                 out.add(where + "a control's bar must be the claim's limit, not " + lim);
+            }
+            // Evidence.controlGap/controlAtLeast name every control control_gap:*; a control recorded as a check
+            // (or a check named like one) would count toward the wrong side of the claim.
+            if ((l.kind() == LineKind.CONTROL) != l.metric().startsWith(CONTROL_PREFIX)) {
+                out.add(where + "kind " + l.kind().key() + " with metric " + l.metric() + ": a negative control is"
+                        + " kind control and named " + CONTROL_PREFIX + "*, and only a control is");
             }
             if (Double.isNaN(lim) || (l.cmp() == Comparison.LE && lim == Double.POSITIVE_INFINITY)
                     || ((l.cmp() == Comparison.GE || l.cmp() == Comparison.GT) && lim == Double.NEGATIVE_INFINITY)) {

@@ -122,6 +122,7 @@ final class HtmlLedger {
         if (l.pit() != null) {
             h.append(pit(l.pit()));
         }
+        h.append(modules(l.pitModules()));
         h.append(perClaim(l.perClaim(), l.pit(), l.mutants()));
 
         h.append("<h2 id=\"pictures\">Pictures</h2>\n");
@@ -199,6 +200,34 @@ final class HtmlLedger {
                 .append("var r=rows[i];r.id='detail-'+(r.getAttribute('data-claim')+'-'+r.getAttribute('data-backend'))")
                 .append(".replace(/[^A-Za-z0-9_.-]/g,'_');}if(location.hash){var t=document.getElementById(")
                 .append("location.hash.substring(1));if(t)t.scrollIntoView();}});</script>\n");
+        return h.toString();
+    }
+
+    /** PIT per module as HTML: the table of {@link MarkdownLedger#modules}, then each other module's open mutations. */
+    static String modules(List<Ledger.PitModule> modules) {
+        StringBuilder h = new StringBuilder("<h3 id=\"pit-modules\">PIT per module</h3>\n<table><tr><th>module</th>"
+                + "<th>report</th><th>mutations</th><th>killed</th><th>survived</th><th>no coverage</th><th>score</th>"
+                + "<th>strength</th><th>untriaged</th></tr>\n");
+        for (Ledger.PitModule m : modules) {
+            h.append("<tr><td>").append(Fmt.html(m.module())).append("</td><td><code>")
+                    .append(Fmt.html(m.file().toString())).append("</code></td>");
+            PitReport p = m.report();
+            if (p == null) {
+                h.append("<td colspan=\"7\">").append(Fmt.html(m.note())).append("</td></tr>\n");
+            } else {
+                h.append("<td>").append(p.mutations()).append("</td><td>").append(p.killed()).append("</td><td>")
+                        .append(p.survived()).append("</td><td>").append(p.noCoverage()).append("</td><td>")
+                        .append(PitReport.pct(p.score())).append("</td><td>").append(PitReport.pct(p.strength()))
+                        .append("</td><td>").append(p.untriaged().isEmpty() ? "0" : p.untriaged().size() + " ⚑")
+                        .append("</td></tr>\n");
+            }
+        }
+        h.append("</table>\n");
+        for (Ledger.PitModule m : modules) {
+            if (m.report() != null && !m.file().equals(Ledger.PIT)) {
+                h.append("<h4>").append(Fmt.html(m.module())).append("</h4>\n").append(pit(m.report()));
+            }
+        }
         return h.toString();
     }
 

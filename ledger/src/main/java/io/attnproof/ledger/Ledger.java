@@ -31,12 +31,33 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
         List<EvidenceLine> stale, Map<Path, String> runs,
         List<ClaimRow> rows, List<String> missing, List<String> problems, MutantReport mutants, String mutantsNote,
         PitReport pit, String pitNote, R8Series r8, String r8Note, List<Pictures.Picture> pictures,
-        List<ClaimMutants> perClaim) {
+        List<ClaimMutants> perClaim, List<PitModule> pitModules) {
 
     /** Where the mutant campaign writes its results, relative to the root. */
     public static final Path MUTANTS = Path.of("mutants", "target", "mutants", "results.json");
     /** Where PIT writes its XML report, relative to the root. */
     public static final Path PIT = Path.of("system-under-test", "target", "pit-reports", "mutations.xml");
+    /**
+     * Every module's PIT report, relative to the root (mvn -Ppit verify; pit/README.md): the system under test, and
+     * the verdict code. The oracles and the fixtures are mutated from system-under-test, where the claim tests run.
+     */
+    public static final Map<String, Path> PIT_MODULES = pitReports();
+
+    private static Map<String, Path> pitReports() {
+        Map<String, Path> m = new LinkedHashMap<>();
+        m.put("system-under-test", PIT);
+        m.put("oracles", Path.of("system-under-test", "target", "pit-reports-oracles", "mutations.xml"));
+        m.put("fixtures", Path.of("system-under-test", "target", "pit-reports-fixtures", "mutations.xml"));
+        for (String module : List.of("mutants", "ledger", "conformance")) {
+            m.put(module, Path.of(module, "target", "pit-reports", "mutations.xml"));
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** One module's PIT report (null when absent or unreadable) and its one-line note. */
+    public record PitModule(String module, Path file, PitReport report, String note) {
+    }
+
     /** The R8 series file name inside an evidence directory. */
     public static final String R8_CSV = "R8-dead-prefix.csv";
 
@@ -121,6 +142,23 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
                 pitNote = "PIT: report unreadable: " + e.getMessage();
             }
         }
+        List<PitModule> pitModules = new ArrayList<>();
+        for (Map.Entry<String, Path> e : PIT_MODULES.entrySet()) {
+            Path file = root.resolve(e.getValue());
+            if (e.getValue().equals(PIT)) {
+                pitModules.add(new PitModule(e.getKey(), e.getValue(), pit, pitNote));
+            } else if (!Files.isRegularFile(file)) {
+                pitModules.add(new PitModule(e.getKey(), e.getValue(), null, "PIT: not run (no " + e.getValue() + ")"));
+            } else {
+                try {
+                    PitReport r = PitReport.read(file);
+                    pitModules.add(new PitModule(e.getKey(), e.getValue(), r, r.summary()));
+                } catch (IOException | IllegalArgumentException ex) {
+                    pitModules.add(new PitModule(e.getKey(), e.getValue(), null,
+                            "PIT: report unreadable: " + ex.getMessage()));
+                }
+            }
+        }
         Map<String, List<String>> scope = null;
         try {
             scope = ClaimMutants.readTestScope(root.resolve(ClaimMutants.TEST_SCOPE));
@@ -162,7 +200,7 @@ public record Ledger(String generatedAt, Path root, List<Path> evidenceDirs, Lis
         return new Ledger(now, root, List.copyOf(dirs), List.copyOf(lines), List.copyOf(stale),
                 java.util.Collections.unmodifiableMap(runs), List.copyOf(rows), List.copyOf(missing),
                 List.copyOf(problems), mutants, mutantsNote, pit, pitNote, r8, r8Note, List.copyOf(pictures),
-                ClaimMutants.of(lines, mutants, pit, scope));
+                ClaimMutants.of(lines, mutants, pit, scope), List.copyOf(pitModules));
     }
 
     /** {@code <root>/target/evidence} and every {@code <root>/<child>/target/evidence} that exists, children by name. */

@@ -94,6 +94,7 @@ final class MarkdownLedger {
         if (l.pit() != null) {
             md.append(pit(l.pit()));
         }
+        md.append(modules(l.pitModules()));
         md.append(perClaim(l.perClaim(), l.pit(), l.mutants()));
         md.append("## Pictures\n\n");
         for (Pictures.Picture p : l.pictures()) {
@@ -129,6 +130,34 @@ final class MarkdownLedger {
         }
         return md.append('\n').toString();
     }
+    /**
+     * PIT per module: one table row each (mutations, killed, survived, no coverage, score, strength, untriaged), then
+     * the open mutations of every module but the system under test, whose triage is above.
+     */
+    static String modules(List<Ledger.PitModule> modules) {
+        StringBuilder md = new StringBuilder("### PIT per module\n\n| module | report | mutations | killed | survived"
+                + " | no coverage | score | strength | untriaged |\n|---|---|---|---|---|---|---|---|---|\n");
+        for (Ledger.PitModule m : modules) {
+            md.append("| ").append(Fmt.md(m.module())).append(" | `").append(Fmt.md(m.file().toString())).append("` | ");
+            PitReport p = m.report();
+            if (p == null) {
+                md.append(Fmt.md(m.note())).append(" | | | | | | |\n");
+            } else {
+                md.append(p.mutations()).append(" | ").append(p.killed()).append(" | ").append(p.survived())
+                        .append(" | ").append(p.noCoverage()).append(" | ").append(PitReport.pct(p.score()))
+                        .append(" | ").append(PitReport.pct(p.strength())).append(" | ")
+                        .append(p.untriaged().isEmpty() ? "0" : p.untriaged().size() + " ⚑").append(" |\n");
+            }
+        }
+        md.append('\n');
+        for (Ledger.PitModule m : modules) {
+            if (m.report() != null && !m.file().equals(Ledger.PIT)) {
+                md.append("#### ").append(Fmt.md(m.module())).append("\n\n").append(pit(m.report()));
+            }
+        }
+        return md.toString();
+    }
+
     /** The PIT section's triage as Markdown: the note, then per class its open mutations with verdict or ⚑. */
     static String pit(PitReport p) {
         StringBuilder md = new StringBuilder(Fmt.md(p.triageNote())).append("\n\n");

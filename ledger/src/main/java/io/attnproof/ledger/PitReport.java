@@ -104,13 +104,24 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
 
     /**
      * Where the source line of a mutation of {@code clazz} lies, relative to the repository root:
-     * {@code system-under-test/src/main/java/<package path>/<sourceFile>:<line>}.
+     * {@code <module>/src/main/java/<package path>/<sourceFile>:<line>}, the module by the package
+     * ({@link #moduleDir}).
      */
     public static String source(String clazz, String sourceFile, int line) {
         int dollar = clazz.indexOf('$');
         String outer = dollar < 0 ? clazz : clazz.substring(0, dollar);
         String dir = outer.contains(".") ? outer.substring(0, outer.lastIndexOf('.')).replace('.', '/') + "/" : "";
-        return "system-under-test/src/main/java/" + dir + sourceFile + ":" + line;
+        return moduleDir(outer) + "/src/main/java/" + dir + sourceFile + ":" + line;
+    }
+
+    /** The module directory whose sources hold {@code clazz}: io.attnproof.{oracles,fixtures,mutants,ledger,conformance} by name, everything else the system under test. */
+    static String moduleDir(String clazz) {
+        for (String m : List.of("oracles", "fixtures", "mutants", "ledger", "conformance")) {
+            if (clazz.startsWith("io.attnproof." + m + ".")) {
+                return m;
+            }
+        }
+        return "system-under-test";
     }
 
     /** How many triage rows are stale ({@link #staleRows}). */
@@ -217,21 +228,23 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
     }
 
     /**
-     * The triage of the repository whose report {@code file} is: {@code ROOT/pit/triage.csv} when {@code file} is
-     * {@code ROOT/system-under-test/target/pit-reports/mutations.xml} ({@link Ledger#PIT}) and the triage exists,
+     * The triage of the repository whose report {@code file} is: {@code ROOT/pit/triage.csv} when {@code file} is one
+     * of the modules' reports under ROOT ({@link Ledger#PIT_MODULES}) and the triage exists,
      * else null (a report elsewhere is read without one, never with a triage found further up).
      */
     static Path findTriage(Path file) {
         Path abs = file.toAbsolutePath().normalize();
-        if (!abs.endsWith(Ledger.PIT)) {
-            return null;
+        for (Path report : Ledger.PIT_MODULES.values()) {
+            if (abs.endsWith(report)) {
+                Path root = abs;
+                for (int i = 0; i < report.getNameCount(); i++) {
+                    root = root.getParent();
+                }
+                Path candidate = root.resolve(TRIAGE);
+                return Files.isRegularFile(candidate) ? candidate : null;
+            }
         }
-        Path root = abs;
-        for (int i = 0; i < Ledger.PIT.getNameCount(); i++) {
-            root = root.getParent();
-        }
-        Path candidate = root.resolve(TRIAGE);
-        return Files.isRegularFile(candidate) ? candidate : null;
+        return null;
     }
 
     /** The key a triage row and a mutation share: every identifying field, the line excluded. */
@@ -412,7 +425,11 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
         } catch (XMLStreamException | NumberFormatException e) {
             throw new IllegalArgumentException(file + ": malformed XML: " + e.getMessage(), e);
         }
-        List<Row> stale = triage.values().stream().filter(r -> !used.contains(r.key())).toList();
+        // One triage serves every module's report: a row of another module's classes is that report's business.
+        Set<String> modules = new LinkedHashSet<>();
+        all.forEach(m -> modules.add(moduleDir(m.clazz())));
+        List<Row> stale = triage.values().stream()
+                .filter(r -> !used.contains(r.key()) && modules.contains(moduleDir(r.clazz()))).toList();
         return new PitReport(file, mutations, killed, survived, noCoverage, timedOut, survivors, open, triageCsv,
                 stale, all);
     }

@@ -32,6 +32,16 @@ class EvidenceScanTest {
                         + "\"cmp\":\"<=\",\"limit\":0.37,\"passed\":true,\"test\":\"T#d\",\"run\":\"1\"}"));
         List<String> found = EvidenceScan.findings(bad);
         assertEquals(4, found.size(), found.toString());
+        List<String> misfiled = EvidenceScan.findings(List.of(
+                line("{\"claim\":\"U5\",\"backend\":\"cpu\",\"kind\":\"check\",\"metric\":\"control_gap:x\",\"value\":1,"
+                        + "\"cmp\":\">\",\"limit\":0.5,\"passed\":true,\"test\":\"T#g\",\"run\":\"1\"}"),
+                line("{\"claim\":\"U5\",\"backend\":\"cpu\",\"kind\":\"control\",\"metric\":\"gap\",\"value\":1,"
+                        + "\"cmp\":\">\",\"limit\":0.5,\"passed\":true,\"test\":\"T#h\",\"run\":\"1\"}")));
+        assertEquals(2, misfiled.size(), misfiled.toString());
+        assertTrue(misfiled.get(0).contains("T#g") && misfiled.get(0).contains("kind check with metric control_gap:x"),
+                misfiled.get(0));
+        assertTrue(misfiled.get(1).contains("T#h") && misfiled.get(1).contains("kind control with metric gap"),
+                misfiled.get(1));
         assertTrue(found.get(0).contains("T#a") && found.get(0).contains("bar"), found.get(0));
         assertTrue(found.get(1).contains("cannot fail"), found.get(1));
         assertTrue(found.get(2).contains("contradicts"), found.get(2));

@@ -106,4 +106,45 @@ class PitReportTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PitReport.read(xml, old));
         assertTrue(e.getMessage().contains("old.csv:1: the header must be class,method,descriptor"), e.getMessage());
     }
+
+    @Test
+    void aModuleReportTakesTheSharedTriageAndLeavesOtherModulesRowsAlone() throws IOException {
+        Path xml = dir.resolve(Ledger.PIT_MODULES.get("ledger"));
+        Files.createDirectories(xml.getParent());
+        Files.writeString(xml, """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <mutations>
+                <mutation detected='true' status='KILLED' numberOfTestsRun='1'><sourceFile>Margin.java</sourceFile>\
+                <mutatedClass>io.attnproof.ledger.Margin</mutatedClass><mutatedMethod>of</mutatedMethod>\
+                <methodDescription>()V</methodDescription><lineNumber>12</lineNumber><mutator>x.MathMutator</mutator>\
+                <indexes><index>1</index></indexes><killingTest>MarginTest</killingTest>\
+                <description>Replaced double division with multiplication</description></mutation>
+                <mutation detected='false' status='SURVIVED' numberOfTestsRun='2'><sourceFile>Margin.java</sourceFile>\
+                <mutatedClass>io.attnproof.ledger.Margin</mutatedClass><mutatedMethod>of</mutatedMethod>\
+                <methodDescription>()V</methodDescription><lineNumber>14</lineNumber>\
+                <mutator>x.ConditionalsBoundaryMutator</mutator><indexes><index>7</index></indexes><killingTest/>\
+                <description>changed conditional boundary</description></mutation>
+                </mutations>
+                """);
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,changed conditional"
+                        + " boundary,equivalent,another module's row",
+                "io.attnproof.ledger.Margin,of,()V,MathMutator,9,Replaced double division with multiplication,"
+                        + "equivalent,no such mutation of this module");
+        PitReport p = PitReport.read(xml);
+        assertEquals(dir.resolve(PitReport.TRIAGE), p.triageFile(), "every module's report reads pit/triage.csv");
+        assertEquals(List.of("io.attnproof.ledger.Margin"), p.staleRows().stream().map(PitReport.Row::clazz).toList(),
+                "the system under test's row is not stale in the ledger's report; the ledger's own is");
+        assertEquals("ledger/src/main/java/io/attnproof/ledger/Margin.java:14", p.open().getFirst().source());
+        assertEquals("oracles/src/main/java/io/attnproof/oracles/Dense.java:3",
+                PitReport.source("io.attnproof.oracles.Dense$Inner", "Dense.java", 3));
+        String md = MarkdownLedger.modules(List.of(
+                new Ledger.PitModule("ledger", Ledger.PIT_MODULES.get("ledger"), p, p.summary()),
+                new Ledger.PitModule("mutants", Ledger.PIT_MODULES.get("mutants"), null, "PIT: not run")));
+        assertTrue(md.contains("| ledger | `ledger/target/pit-reports/mutations.xml` | 2 | 1 | 1 | 0 | 50.0% | 50.0%"
+                + " | 1 ⚑ |"), md);
+        assertTrue(md.contains("| mutants | `mutants/target/pit-reports/mutations.xml` | PIT: not run |"), md);
+        assertTrue(md.contains("#### ledger"), md);
+        assertTrue(HtmlLedger.modules(List.of(new Ledger.PitModule("ledger", Ledger.PIT_MODULES.get("ledger"), p,
+                p.summary()))).contains("<td>ledger</td>"));
+    }
 }

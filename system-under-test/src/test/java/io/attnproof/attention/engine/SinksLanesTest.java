@@ -29,6 +29,9 @@ class SinksLanesTest {
         "7, 2, 4, 1, 12, 20, 48, 5, perhead, yes",
         "8, 1, 4, 2, 7, 3, 64, 0, none, none",
         "9, 1, 8, 2, 70, 140, 64, 0, none, yes",
+        // A per-head mask under GQA with several KV heads and batches: query head h of KV head kvh reads mask head
+        // kvh * group + h; with one KV head (row 7) every head map agrees with the wrong ones.
+        "10, 2, 6, 3, 5, 12, 32, 0, perhead, yes",
     })
     void everyEngineGivesTheSameBitsAndTheRightAnswer(long seed, int batch, int hq, int hkv, int tq, int tk, int d,
             int window, String mask, String sinks) {
