@@ -204,9 +204,10 @@ public record Adapter(Path file, String name, String language, List<Path> source
             if (!src.isArray() || src.isEmpty()) {
                 throw bad("sources", src, "must be a non-empty array of source files (relative to the adapter)");
             }
-            if (language.equals("cuda") && src.size() != 1) {
-                throw bad("sources", src, "a CUDA adapter names one translation unit (the emulator's runtime, its"
-                        + " allocations and its checks live in one library); headers it includes sit beside it");
+            if (src.size() != 1) {
+                throw bad("sources", src, "a " + (language.equals("cuda") ? "CUDA" : "Metal") + " adapter names one"
+                        + " translation unit (the emulator's runtime, its allocations and its checks live in one"
+                        + " library); headers it includes sit beside it");
             }
             Path base = file.toAbsolutePath().getParent();
             for (int i = 0; i < src.size(); i++) {

@@ -68,11 +68,6 @@ public final class MetalLibrary implements KernelLane {
      */
     public static MetalLibrary build(Path repoRoot, Adapter adapter, Path outDir, boolean plain) {
         Path source = adapter.sources().getFirst();
-        if (adapter.sources().size() != 1) {
-            throw new IllegalArgumentException(adapter.file() + ": \"sources\": the Metal lane builds one .metal"
-                    + " translation unit (headers it includes sit beside it), the adapter names "
-                    + adapter.sources().size());
-        }
         String stem = adapter.name().replaceAll("[^A-Za-z0-9_]", "_") + (plain ? "_plain" : "");
         outDir = outDir.resolve("metal-" + KernelLibrary.digest(source));
         Path lib = outDir.resolve("lib" + stem + ".so").toAbsolutePath();
