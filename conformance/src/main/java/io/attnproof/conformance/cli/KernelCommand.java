@@ -6,7 +6,7 @@ import io.attnproof.conformance.corpus.CorpusExport;
 import io.attnproof.conformance.corpus.CorpusGenerator;
 import io.attnproof.conformance.kernel.Adapter;
 import io.attnproof.conformance.kernel.KernelBuildException;
-import io.attnproof.conformance.kernel.KernelLibrary;
+import io.attnproof.conformance.kernel.KernelLane;
 import io.attnproof.conformance.kernel.KernelRun;
 import io.attnproof.conformance.kernel.Shrinker;
 import io.attnproof.conformance.npy.NpyException;
@@ -100,11 +100,6 @@ final class KernelCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             Adapter adapter = Adapter.read(adapterFile);
-            if (adapter.language().equals("metal")) {
-                err.println("attnproof kernel: " + adapterFile + ": \"language\": metal: the adapter is valid, the"
-                        + " Metal lane of attnproof kernel is not built yet (CUDA only)");
-                return 2;
-            }
             String name = engine != null ? engine : "kernel-" + adapter.name();
             if (!name.matches("[A-Za-z0-9._:+-]+")) {
                 err.println("attnproof kernel: --engine " + name + ": use letters, digits and . _ : + - only");
@@ -129,11 +124,11 @@ final class KernelCommand implements Callable<Integer> {
                 long t0 = System.nanoTime();
                 Path root = root();
                 // The two lanes build side by side (two compilers).
-                java.util.concurrent.CompletableFuture<KernelLibrary> plainBuild = noPlain ? null
-                        : java.util.concurrent.CompletableFuture.supplyAsync(() -> KernelLibrary.build(root, adapter,
+                java.util.concurrent.CompletableFuture<KernelLane> plainBuild = noPlain ? null
+                        : java.util.concurrent.CompletableFuture.supplyAsync(() -> KernelLane.build(root, adapter,
                                 buildDir(), true));
-                KernelLibrary checked = KernelLibrary.build(root, adapter, buildDir(), false);
-                KernelLibrary plain = null;
+                KernelLane checked = KernelLane.build(root, adapter, buildDir(), false);
+                KernelLane plain = null;
                 if (plainBuild != null) {
                     try {
                         plain = plainBuild.join();
@@ -176,7 +171,7 @@ final class KernelCommand implements Callable<Integer> {
             }
             if (shrink && !r.failures().isEmpty()) {
                 Path root = root();
-                KernelLibrary checked = KernelLibrary.build(root, adapter, buildDir(), false);
+                KernelLane checked = KernelLane.build(root, adapter, buildDir(), false);
                 for (Shrinker.Shrunk s : Shrinker.shrinkAll(dir, adapter, adapterFile, checked, r, run.faults(),
                         out.resolve("shrunk"))) {
                     o.println("  shrunk " + s.checkId() + ": " + s.summary());

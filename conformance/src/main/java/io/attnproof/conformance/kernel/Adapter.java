@@ -50,11 +50,13 @@ public record Adapter(Path file, String name, String language, List<Path> source
 
     /**
      * One entry point: the cases it serves, the symbol ({@code {dtype}} replaced by the adapter's name for the case's
-     * dtype), what it returns, its arguments; for Metal also grid, threadgroup size and threadgroup memory (expressions
-     * over the scalars: an integer, a scalar name, or {"ceil_div"|"mul"|"add": [a, b]}).
+     * dtype; for Metal the first dispatch's kernel), what it returns, its arguments (for Metal: every tensor any
+     * dispatch binds). Metal entries also carry {@code when} (a condition on the case's scalars; null: every case of
+     * the layout), the {@code params} struct bound with setBytes, the {@code intermediates} (float buffers the host
+     * allocates, sized by expressions) and the {@code dispatches} the host encodes in order.
      */
-    public record Entry(String cases, String symbol, String returns, List<Arg> args, List<JsonNode> grid,
-            List<Integer> threadgroup, List<JsonNode> threadgroupMemory) {
+    public record Entry(String cases, String symbol, String returns, List<Arg> args, JsonNode when, List<Arg> params,
+            Map<String, JsonNode> intermediates, List<Dispatch> dispatches) {
         /** The argument carrying {@code tensor}, or null. */
         public Arg tensor(String tensor) {
             return args.stream().filter(a -> a.role().equals("tensor") && a.what().equals(tensor)).findFirst()
@@ -62,10 +64,77 @@ public record Adapter(Path file, String name, String language, List<Path> source
         }
     }
 
-    /** The entry serving {@code cases} ("dense" or "varlen"), or null. */
+    /**
+     * One Metal dispatch: the kernel by [[host_name]] ({@code {dtype}} replaced), threadgroups per grid and threads per
+     * threadgroup (expressions over the scalars: an integer, a scalar name, or {"ceil_div"|"mul"|"add": [a, b]}), the
+     * bytes of each [[threadgroup(i)]] buffer, and the buffers by [[buffer(n)]] index: a tensor, an intermediate, the
+     * params struct, a cu_seqlens array or a scalar (setBytes).
+     */
+    public record Dispatch(String kernel, List<JsonNode> grid, List<JsonNode> threadgroup,
+            List<JsonNode> threadgroupMemory, List<Arg> buffers) {
+    }
+
+    /** The entry serving {@code cases} ("dense" or "varlen") first, or null. */
     public Entry entry(String cases) {
         return entries.stream().filter(e -> e.cases().equals(cases)).findFirst().orElse(null);
     }
+
+    /** The first entry of the case's layout whose {@code when} holds for it, or null. */
+    public Entry entryFor(io.attnproof.conformance.cases.SinksCase c) {
+        String cases = c.varlen() ? "varlen" : "dense";
+        return entries.stream().filter(e -> e.cases().equals(cases) && (e.when() == null || holds(e.when(), c)))
+                .findFirst().orElse(null);
+    }
+
+    /** The value of an expression (checked when the adapter was read) for a case. */
+    public long eval(JsonNode e, io.attnproof.conformance.cases.SinksCase c) {
+        if (e.isIntegralNumber()) {
+            return e.asLong();
+        }
+        if (e.isTextual()) {
+            return KernelLibrary.scalar(this, e.asText(), c);
+        }
+        String op = e.fieldNames().next();
+        long a = eval(e.get(op).get(0), c);
+        long b = eval(e.get(op).get(1), c);
+        return switch (op) {
+            case "ceil_div" -> {
+                if (b <= 0) {
+                    throw new IllegalArgumentException(file + ": " + e + ": ceil_div by " + b + " (must be positive)");
+                }
+                yield (a + b - 1) / b;
+            }
+            case "mul" -> Math.multiplyExact(a, b);
+            default -> Math.addExact(a, b);
+        };
+    }
+
+    /** Whether a condition (checked when the adapter was read) holds for a case. */
+    public boolean holds(JsonNode cond, io.attnproof.conformance.cases.SinksCase c) {
+        String op = cond.fieldNames().next();
+        JsonNode ab = cond.get(op);
+        if (op.equals("all")) {
+            for (JsonNode x : ab) {
+                if (!holds(x, c)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        long a = eval(ab.get(0), c);
+        long b = eval(ab.get(1), c);
+        return switch (op) {
+            case "eq" -> a == b;
+            case "ne" -> a != b;
+            case "lt" -> a < b;
+            case "le" -> a <= b;
+            case "gt" -> a > b;
+            default -> a >= b;
+        };
+    }
+
+    /** Condition operators of {@code when}. */
+    public static final List<String> CONDITIONS = List.of("eq", "ne", "lt", "le", "gt", "ge");
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -135,9 +204,10 @@ public record Adapter(Path file, String name, String language, List<Path> source
             if (!src.isArray() || src.isEmpty()) {
                 throw bad("sources", src, "must be a non-empty array of source files (relative to the adapter)");
             }
-            if (language.equals("cuda") && src.size() != 1) {
-                throw bad("sources", src, "a CUDA adapter names one translation unit (the emulator's runtime, its"
-                        + " allocations and its checks live in one library); headers it includes sit beside it");
+            if (src.size() != 1) {
+                throw bad("sources", src, "a " + (language.equals("cuda") ? "CUDA" : "Metal") + " adapter names one"
+                        + " translation unit (the emulator's runtime, its allocations and its checks live in one"
+                        + " library); headers it includes sit beside it");
             }
             Path base = file.toAbsolutePath().getParent();
             for (int i = 0; i < src.size(); i++) {
@@ -207,14 +277,28 @@ public record Adapter(Path file, String name, String language, List<Path> source
             Set<String> served = new LinkedHashSet<>();
             for (int i = 0; i < eps.size(); i++) {
                 Entry e = entry(eps.get(i), "entry_points[" + i + "]", language, policy);
-                if (!served.add(e.cases())) {
-                    throw bad("entry_points[" + i + "].cases", eps.get(i).get("cases"), "two entries serve " + e.cases()
-                            + " cases: one entry per layout");
+                // An entry without "when" serves every case of its layout: a later one for the layout is dead.
+                if (served.contains(e.cases())) {
+                    throw bad("entry_points[" + i + "].cases", eps.get(i).get("cases"), "an earlier entry without"
+                            + " \"when\" serves every " + e.cases() + " case: this one would never run (one entry per"
+                            + " layout, or a \"when\" on each but the last)");
                 }
-                if (!e.symbol().contains("{dtype}") && dtypes.size() > 1) {
-                    String f = language.equals("metal") ? ".kernel" : ".symbol";
-                    throw bad("entry_points[" + i + "]" + f, eps.get(i).get(f.substring(1)), "must contain {dtype}"
-                            + " when the adapter names " + dtypes.size() + " dtypes (one symbol each)");
+                if (e.when() == null) {
+                    served.add(e.cases());
+                }
+                if (dtypes.size() > 1) {
+                    if (language.equals("metal")) {
+                        for (int d = 0; d < e.dispatches().size(); d++) {
+                            if (!e.dispatches().get(d).kernel().contains("{dtype}")) {
+                                String f = "entry_points[" + i + "].dispatches[" + d + "].kernel";
+                                throw bad(f, eps.get(i).get("dispatches").get(d).get("kernel"), "must contain {dtype}"
+                                        + " when the adapter names " + dtypes.size() + " dtypes (one kernel each)");
+                            }
+                        }
+                    } else if (!e.symbol().contains("{dtype}")) {
+                        throw bad("entry_points[" + i + "].symbol", eps.get(i).get("symbol"), "must contain {dtype}"
+                                + " when the adapter names " + dtypes.size() + " dtypes (one symbol each)");
+                    }
                 }
                 entries.add(e);
             }
@@ -226,16 +310,13 @@ public record Adapter(Path file, String name, String language, List<Path> source
             if (!o.isObject()) {
                 throw bad(where, o, "must be an object");
             }
-            boolean metal = language.equals("metal");
-            only(o, where, metal ? Set.of("cases", "kernel", "args", "grid", "threadgroup", "threadgroup_memory")
-                    : Set.of("cases", "symbol", "returns", "args"));
-            String cases = text(o, "cases", where, CASES);
-            String symbol = text(o, metal ? "kernel" : "symbol", where, null);
-            if (!symbol.replace("{dtype}", "").matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw bad(where + (metal ? ".kernel" : ".symbol"), o.get(metal ? "kernel" : "symbol"),
-                        "must be a C identifier, with {dtype} where the dtype token goes");
+            if (language.equals("metal")) {
+                return metalEntry(o, where, maskPolicy);
             }
-            String returns = metal ? "void" : text(o, "returns", where, List.of("cudaError_t", "void"));
+            only(o, where, Set.of("cases", "symbol", "returns", "args"));
+            String cases = text(o, "cases", where, CASES);
+            String symbol = symbol(o, "symbol", where);
+            String returns = text(o, "returns", where, List.of("cudaError_t", "void"));
             JsonNode args = o.path("args");
             if (!args.isArray() || args.isEmpty()) {
                 throw bad(where + ".args", args, "must be a non-empty array, one object per argument in order");
@@ -243,50 +324,184 @@ public record Adapter(Path file, String name, String language, List<Path> source
             List<Arg> list = new ArrayList<>();
             Set<String> tensors = new LinkedHashSet<>();
             for (int i = 0; i < args.size(); i++) {
-                Arg a = arg(args.get(i), where + ".args[" + i + "]", cases);
+                Arg a = arg(args.get(i), where + ".args[" + i + "]", cases, false);
                 if (a.role().equals("tensor") && !tensors.add(a.what())) {
                     throw bad(where + ".args[" + i + "].tensor", args.get(i).get("tensor"), "passed twice");
                 }
                 list.add(a);
             }
+            required(where + ".args", args, list, cases, maskPolicy);
+            return new Entry(cases, symbol, returns, List.copyOf(list), null, List.of(), Map.of(), List.of());
+        }
+
+        String symbol(JsonNode o, String field, String where) {
+            String symbol = text(o, field, where, null);
+            if (!symbol.replace("{dtype}", "").matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw bad(where + "." + field, o.get(field), "must be a C identifier, with {dtype} where the dtype"
+                        + " token goes");
+            }
+            return symbol;
+        }
+
+        /** q, k and out carried; the mask as the policy says; a varlen entry's cu_seqlens. */
+        void required(String where, JsonNode args, List<Arg> list, String cases, String maskPolicy) {
+            Set<String> tensors = new LinkedHashSet<>();
+            list.stream().filter(a -> a.role().equals("tensor")).forEach(a -> tensors.add(a.what()));
             for (String need : List.of("q", "k", "out")) {
                 if (!tensors.contains(need)) {
-                    throw bad(where + ".args", args, "no argument carries tensor " + need + " (q, k and out are"
+                    throw bad(where, args, "no argument carries tensor " + need + " (q, k and out are"
                             + " required; v absent means the kernel reads V from k)");
                 }
             }
             if (tensors.contains("mask") != maskPolicy.equals("takes")) {
-                throw bad(where + ".args", args, maskPolicy.equals("takes") ? "mask.policy takes: an argument must"
+                throw bad(where, args, maskPolicy.equals("takes") ? "mask.policy takes: an argument must"
                         + " carry tensor mask" : "mask.policy " + maskPolicy + ": no argument may carry tensor mask");
             }
             if (cases.equals("varlen")) {
                 for (String cu : List.of("q", "k")) {
                     if (list.stream().noneMatch(a -> a.role().equals("cu_seqlens") && a.what().equals(cu))) {
-                        throw bad(where + ".args", args, "a varlen entry needs cu_seqlens " + cu);
+                        throw bad(where, args, "a varlen entry needs cu_seqlens " + cu);
                     }
                 }
             }
-            List<JsonNode> grid = List.of();
-            List<Integer> tg = List.of();
-            List<JsonNode> tgMem = List.of();
-            if (metal) {
-                grid = exprs(o.path("grid"), where + ".grid", 3);
-                JsonNode t = o.path("threadgroup");
-                if (!t.isArray() || t.size() != 3) {
-                    throw bad(where + ".threadgroup", t, "must be [x, y, z], three positive integers");
-                }
-                List<Integer> l = new ArrayList<>();
-                for (int i = 0; i < 3; i++) {
-                    if (!t.get(i).isInt() || t.get(i).asInt() < 1) {
-                        throw bad(where + ".threadgroup[" + i + "]", t.get(i), "must be a positive integer");
-                    }
-                    l.add(t.get(i).asInt());
-                }
-                tg = List.copyOf(l);
-                JsonNode m = o.path("threadgroup_memory");
-                tgMem = m.isMissingNode() ? List.of() : exprs(m, where + ".threadgroup_memory", -1);
+        }
+
+        Entry metalEntry(JsonNode o, String where, String maskPolicy) {
+            only(o, where, Set.of("cases", "when", "params", "intermediates", "dispatches"));
+            String cases = text(o, "cases", where, CASES);
+            JsonNode when = o.get("when");
+            if (when != null) {
+                condition(when, where + ".when");
             }
-            return new Entry(cases, symbol, returns, List.copyOf(list), grid, tg, tgMem);
+            List<Arg> params = new ArrayList<>();
+            JsonNode ps = o.path("params");
+            if (!ps.isMissingNode()) {
+                if (!ps.isArray() || ps.isEmpty()) {
+                    throw bad(where + ".params", ps, "must be a non-empty array of the params struct's 4-byte fields"
+                            + " in order, each {\"scalar\": name, \"type\": \"i32\"|\"f32\"} or {\"value\": expression,"
+                            + " \"type\": \"i32\"}");
+                }
+                for (int i = 0; i < ps.size(); i++) {
+                    params.add(param(ps.get(i), where + ".params[" + i + "]", cases));
+                }
+            }
+            Map<String, JsonNode> inter = new LinkedHashMap<>();
+            JsonNode is = o.path("intermediates");
+            if (!is.isMissingNode()) {
+                if (!is.isObject() || is.isEmpty()) {
+                    throw bad(where + ".intermediates", is, "must map each intermediate buffer's name to its length in"
+                            + " floats (an expression)");
+                }
+                for (Iterator<Map.Entry<String, JsonNode>> it = is.fields(); it.hasNext();) {
+                    var e = it.next();
+                    expr(e.getValue(), where + ".intermediates." + e.getKey());
+                    inter.put(e.getKey(), e.getValue());
+                }
+            }
+            JsonNode ds = o.path("dispatches");
+            if (!ds.isArray() || ds.isEmpty()) {
+                throw bad(where + ".dispatches", ds, "must be a non-empty array of the dispatches the host encodes, in"
+                        + " order (e.g. partials, then reduce)");
+            }
+            List<Dispatch> dispatches = new ArrayList<>();
+            List<Arg> tensors = new ArrayList<>();
+            Set<String> written = new LinkedHashSet<>();
+            for (int i = 0; i < ds.size(); i++) {
+                String w = where + ".dispatches[" + i + "]";
+                JsonNode d = ds.get(i);
+                if (!d.isObject()) {
+                    throw bad(w, d, "must be an object");
+                }
+                only(d, w, Set.of("kernel", "grid", "threadgroup", "threadgroup_memory", "buffers"));
+                String kernel = symbol(d, "kernel", w);
+                List<JsonNode> grid = exprs(d.path("grid"), w + ".grid", 3);
+                List<JsonNode> tg = exprs(d.path("threadgroup"), w + ".threadgroup", 3);
+                JsonNode m = d.path("threadgroup_memory");
+                List<JsonNode> tgMem = m.isMissingNode() ? List.of() : exprs(m, w + ".threadgroup_memory", -1);
+                JsonNode bs = d.path("buffers");
+                if (!bs.isArray() || bs.isEmpty()) {
+                    throw bad(w + ".buffers", bs, "must be a non-empty array, the binding of [[buffer(n)]] at index n");
+                }
+                List<Arg> buffers = new ArrayList<>();
+                for (int j = 0; j < bs.size(); j++) {
+                    String bw = w + ".buffers[" + j + "]";
+                    JsonNode b = bs.get(j);
+                    Arg a;
+                    if (b.isObject() && b.has("intermediate")) {
+                        only(b, bw, Set.of("intermediate", "name"));
+                        String n = text(b, "intermediate", bw, null);
+                        if (!inter.containsKey(n)) {
+                            throw bad(bw + ".intermediate", b.get("intermediate"), "not one of the entry's"
+                                    + " intermediates " + inter.keySet());
+                        }
+                        a = new Arg("intermediate", n, "f32", null, null);
+                    } else if (b.isObject() && b.has("params")) {
+                        only(b, bw, Set.of("params", "name"));
+                        if (!b.get("params").isBoolean() || !b.get("params").asBoolean() || params.isEmpty()) {
+                            throw bad(bw + ".params", b.get("params"), "must be true, and the entry must declare"
+                                    + " \"params\" (the struct bound with setBytes)");
+                        }
+                        a = new Arg("params", "params", null, null, null);
+                    } else {
+                        a = arg(b, bw, cases, true);
+                    }
+                    if (a.role().equals("tensor")) {
+                        if (tensors.stream().noneMatch(t -> t.what().equals(a.what()))) {
+                            tensors.add(a);
+                        } else if (!tensors.stream().filter(t -> t.what().equals(a.what())).findFirst().get()
+                                .equals(a)) {
+                            throw bad(bw, b, "tensor " + a.what() + " is bound with another dtype, layout or"
+                                    + " no_sinks by an earlier dispatch");
+                        }
+                    }
+                    buffers.add(a);
+                }
+                dispatches.add(new Dispatch(kernel, grid, tg, tgMem, List.copyOf(buffers)));
+                written.add(kernel);
+            }
+            List<Arg> all = new ArrayList<>(tensors);
+            dispatches.forEach(d -> d.buffers().stream().filter(a -> a.role().equals("cu_seqlens")).forEach(all::add));
+            required(where + ".dispatches", ds, all, cases, maskPolicy);
+            return new Entry(cases, dispatches.getFirst().kernel(), "void", List.copyOf(tensors), when,
+                    List.copyOf(params), Map.copyOf(inter), List.copyOf(dispatches));
+        }
+
+        Arg param(JsonNode o, String where, String cases) {
+            if (!o.isObject() || o.has("scalar") == o.has("value")) {
+                throw bad(where, o, "must be {\"scalar\": name, \"type\": ...} or {\"value\": expression, \"type\":"
+                        + " \"i32\"}");
+            }
+            only(o, where, Set.of("scalar", "value", "type", "name"));
+            if (o.has("value")) {
+                expr(o.get("value"), where + ".value");
+                text(o, "type", where, List.of("i32"));
+                return new Arg("value", o.get("value").toString(), "i32", null, null);
+            }
+            List<String> names = new ArrayList<>(SCALARS);
+            names.add("has_sinks");
+            String s = text(o, "scalar", where, names);
+            String type = text(o, "type", where, s.equals("scale") ? List.of("f32") : List.of("i32"));
+            return new Arg("scalar", s, type, null, null);
+        }
+
+        void condition(JsonNode c, String where) {
+            if (c.isObject() && c.size() == 1) {
+                String op = c.fieldNames().next();
+                JsonNode ab = c.get(op);
+                if (op.equals("all") && ab.isArray() && !ab.isEmpty()) {
+                    for (int i = 0; i < ab.size(); i++) {
+                        condition(ab.get(i), where + ".all[" + i + "]");
+                    }
+                    return;
+                }
+                if (CONDITIONS.contains(op) && ab.isArray() && ab.size() == 2) {
+                    expr(ab.get(0), where + "." + op + "[0]");
+                    expr(ab.get(1), where + "." + op + "[1]");
+                    return;
+                }
+            }
+            throw bad(where, c, "a condition is {\"eq\"|\"ne\"|\"lt\"|\"le\"|\"gt\"|\"ge\": [a, b]} over expressions,"
+                    + " or {\"all\": [conditions]}");
         }
 
         List<JsonNode> exprs(JsonNode a, String where, int n) {
@@ -303,7 +518,7 @@ public record Adapter(Path file, String name, String language, List<Path> source
         }
 
         void expr(JsonNode e, String where) {
-            if (e.isInt() && e.asInt() >= 0) {
+            if (e.isIntegralNumber() && e.asLong() >= 0 && e.canConvertToInt()) {
                 return;
             }
             if (e.isTextual() && SCALARS.contains(e.asText()) && !e.asText().equals("scale")) {
@@ -322,7 +537,7 @@ public record Adapter(Path file, String name, String language, List<Path> source
                     + "\"mul\"|\"add\": [a, b]}");
         }
 
-        Arg arg(JsonNode o, String where, String cases) {
+        Arg arg(JsonNode o, String where, String cases, boolean metal) {
             if (!o.isObject()) {
                 throw bad(where, o, "must be an object with one of tensor, cu_seqlens, scalar, stream");
             }
@@ -386,6 +601,10 @@ public record Adapter(Path file, String name, String language, List<Path> source
                     return new Arg("scalar", s, type, null, null);
                 }
                 default -> {
+                    if (metal) {
+                        throw bad(where + ".stream", o.get("stream"), "a Metal dispatch binds no stream (the host's"
+                                + " command buffer is not a kernel argument)");
+                    }
                     only(o, where, Set.of("stream", "name"));
                     text(o, "stream", where, List.of("null"));
                     return new Arg("stream", "null", null, null, null);

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * launcher, cudaDeviceSynchronize, cudaMemcpy back. The output buffer starts as NaN, so a launcher that returns without
  * writing it gives NaN where the oracle has numbers.
  */
-public final class KernelLibrary {
+public final class KernelLibrary implements KernelLane {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final AddressLayout A = ValueLayout.ADDRESS;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
@@ -55,7 +55,7 @@ public final class KernelLibrary {
         lastMessage = fn("attnproof_cuda_last_message", FunctionDescriptor.of(A));
     }
 
-    /** The lane name: {@code checked} or {@code plain}. */
+    @Override
     public String lane() {
         return lane;
     }
@@ -113,7 +113,7 @@ public final class KernelLibrary {
         return new KernelLibrary(plain ? "plain" : "checked", lib);
     }
 
-    private static String digest(Path source) {
+    static String digest(Path source) {
         try {
             byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(source));
             return java.util.HexFormat.of().formatHex(h, 0, 8);
@@ -124,13 +124,14 @@ public final class KernelLibrary {
         }
     }
 
-    private static boolean upToDate(Path lib, Path source, Path repoRoot) throws IOException {
+    static boolean upToDate(Path lib, Path source, Path repoRoot) throws IOException {
         if (!Files.exists(lib)) {
             return false;
         }
         var built = Files.getLastModifiedTime(lib);
         List<Path> inputs = new ArrayList<>(List.of(source));
-        for (Path dir : List.of(repoRoot.resolve("native/emu"), repoRoot.resolve("native/emu/frontend"))) {
+        for (Path dir : List.of(repoRoot.resolve("native/emu"), repoRoot.resolve("native/emu/frontend"),
+                repoRoot.resolve("native/emu/metal"))) {
             try (var s = Files.list(dir)) {
                 s.filter(Files::isRegularFile).forEach(inputs::add);
             }
@@ -152,6 +153,7 @@ public final class KernelLibrary {
      *
      * @throws IllegalStateException when the library lacks the entry's symbol (the adapter and source disagree)
      */
+    @Override
     public Call call(Adapter adapter, Adapter.Entry entry, SinksCase c) {
         String symbol = entry.symbol().replace("{dtype}", adapter.dtypes().get(c.dtype().name()));
         boolean varlen = c.varlen();
@@ -301,7 +303,7 @@ public final class KernelLibrary {
         };
     }
 
-    private static float[] nan(long n) {
+    static float[] nan(long n) {
         float[] f = new float[Math.toIntExact(n)];
         Arrays.fill(f, Float.NaN);
         return f;

@@ -75,9 +75,11 @@ public final class KernelRun {
             return "kind union: attnproof kernel judges sinks attention (the union cases are the system's own layer)";
         }
         String layout = c.varlen() ? "varlen" : "dense";
-        Adapter.Entry e = a.entry(layout);
+        Adapter.Entry e = a.entryFor(c);
         if (e == null) {
-            return layout + ": the adapter has no entry point for " + layout + " cases";
+            return a.entry(layout) == null ? layout + ": the adapter has no entry point for " + layout + " cases"
+                    : layout + " q_len " + c.tq() + ", kv_len " + (c.varlen() ? "varlen" : c.k().dim(2))
+                    + ": no " + layout + " entry's \"when\" admits the case";
         }
         if (!a.dtypes().containsKey(c.dtype().name())) {
             return "dtype " + c.dtype() + " outside the adapter's dtypes " + a.dtypes().keySet().stream().sorted().toList();
@@ -108,7 +110,7 @@ public final class KernelRun {
      *
      * @throws CaseException naming the file and field of a bad manifest or case
      */
-    public static Result run(Path corpus, Path out, Adapter adapter, KernelLibrary checked, KernelLibrary plain,
+    public static Result run(Path corpus, Path out, Adapter adapter, KernelLane checked, KernelLane plain,
             Shard shard) {
         long t0 = System.nanoTime();
         Manifest m = Manifest.read(corpus);
@@ -132,7 +134,7 @@ public final class KernelRun {
                 continue;
             }
             SinksCase c = (SinksCase) any;
-            Adapter.Entry e = adapter.entry(c.varlen() ? "varlen" : "dense");
+            Adapter.Entry e = adapter.entryFor(c);
             KernelLibrary.Call got = checked.call(adapter, e, c);
             if (got.fault() == null && plain != null) {
                 KernelLibrary.Call p = plain.call(adapter, e, c);

@@ -203,8 +203,12 @@ public final class Shrinker {
     record Verdict(String kind, String detail) {
     }
 
-    static Verdict judge(Adapter a, KernelLibrary lib, SinksCase c) {
-        KernelLibrary.Call got = lib.call(a, a.entry(c.varlen() ? "varlen" : "dense"), c);
+    static Verdict judge(Adapter a, KernelLane lib, SinksCase c) {
+        Adapter.Entry e = a.entryFor(c);
+        if (e == null) {
+            return new Verdict("outside", KernelRun.outside(a, c));
+        }
+        KernelLibrary.Call got = lib.call(a, e, c);
         if (got.fault() != null) {
             return new Verdict(faultClass(got.fault()), got.fault());
         }
@@ -402,7 +406,7 @@ public final class Shrinker {
      *
      * @return the smallest shape found, its verdict, and the calls spent
      */
-    static Object[] shrink(Adapter a, KernelLibrary lib, Shape start, String want) {
+    static Object[] shrink(Adapter a, KernelLane lib, Shape start, String want) {
         List<Function<Shape, Shape>> cands = candidates(a);
         Shape cur = start;
         Verdict last = null;
@@ -440,7 +444,7 @@ public final class Shrinker {
      * Shrinks the failing case of every failing single-case check of {@code r} (oracle and degenerate checks, and any
      * check whose case faulted), once per case, into {@code into/<check>/}.
      */
-    public static List<Shrunk> shrinkAll(Path corpus, Adapter a, Path adapterFile, KernelLibrary lib,
+    public static List<Shrunk> shrinkAll(Path corpus, Adapter a, Path adapterFile, KernelLane lib,
             CorpusChecker.Result r, Map<String, String> faults, Path into) {
         Manifest m = Manifest.read(corpus);
         Map<String, Manifest.Entry> entries = new LinkedHashMap<>();
@@ -475,7 +479,7 @@ public final class Shrinker {
     }
 
     /** Shrinks one case and writes it as a one-case corpus into {@code dir}. */
-    public static Shrunk shrinkOne(Adapter a, Path adapterFile, KernelLibrary lib, Shape start, String want,
+    public static Shrunk shrinkOne(Adapter a, Path adapterFile, KernelLane lib, Shape start, String want,
             String claim, String checkId, Manifest.Entry from, Path dir) {
         Object[] res = shrink(a, lib, start, want);
         Shape s = (Shape) res[0];

@@ -50,4 +50,50 @@ public final class KernelFixtureCorpus {
                 StandardCharsets.UTF_8);
         return entries.stream().map(Manifest.Entry::id).toList();
     }
+
+    /**
+     * The Metal family's fixture (examples/kernels/metal/sinks_decode.metal): a batched GQA one-pass decode with live
+     * sinks, a windowed decode with more keys than the window, two kv 1025 decodes (the two-pass route: one with live
+     * sinks, one without sinks and a window spanning chunks), a batched prefill, a windowed prefill without sinks, a
+     * head dim outside the envelope, and a control: the batched decode with a window of 1 must
+     * miss the unwindowed oracle.
+     */
+    public static List<String> writeMetal(Path dir) throws IOException {
+        List<CaseSpec> cases = new ArrayList<>();
+        List<CheckSpec> checks = new ArrayList<>();
+        SinksData decode = SinksData.dense(29_101, 2, 8, 2, 1, 70, 64, 0, true);
+        cases.add(decode.toCase("M-decode-b2-gqa-F32", "B1", DType.F32, 29_101, "batched GQA decode, live sinks"));
+        cases.add(SinksData.dense(29_102, 1, 4, 1, 1, 50, 128, 9, true).toCase("M-decode-w9-F16", "B1", DType.F16,
+                29_102, "decode, window 9 of 50 keys"));
+        cases.add(SinksData.dense(29_103, 1, 2, 1, 1, 1025, 64, 0, true).toCase("M-decode-kv1025-BF16", "B1",
+                DType.BF16, 29_103, "two-pass decode, kv 1025, live sinks"));
+        cases.add(SinksData.dense(29_104, 1, 2, 2, 1, 1025, 80, 300, false).toCase("M-decode-kv1025-w300-nosinks-F32",
+                "B1", DType.F32, 29_104, "two-pass decode, kv 1025, window 300 over two chunks, no sinks"));
+        cases.add(SinksData.dense(29_105, 2, 4, 2, 5, 40, 64, 0, true).toCase("M-prefill-b2-gqa-F16", "S1", DType.F16,
+                29_105, "batched GQA prefill, live sinks"));
+        cases.add(SinksData.dense(29_106, 1, 2, 1, 10, 12, 96, 2, false).toCase("M-prefill-w2-nosinks-F32", "S1",
+                DType.F32, 29_106, "prefill q_len 10 over 12 keys, window 2, no sinks"));
+        cases.add(SinksData.dense(29_107, 1, 2, 1, 1, 8, 16, 0, true).toCase("M-d16-F32", "B1", DType.F32, 29_107,
+                "head dim 16: outside the envelope"));
+        int judged = cases.size();
+        SinksData w1 = decode.copy();
+        w1.window = 1;
+        cases.add(w1.toCase("M-decode-window1-F32", "B1", DType.F32, 29_101, "control: window 1"));
+        for (CaseSpec c : cases.subList(0, judged)) {
+            checks.add(new CheckSpec(c.claim() + ":oracle:" + c.id(), c.claim(), "oracle", "pass",
+                    CheckSpec.Sel.all(c.id()), null, null, c.description()));
+        }
+        checks.add(new CheckSpec("B1:control-oracle:M-decode-window1-F32", "B1", "oracle", "fail",
+                CheckSpec.Sel.all("M-decode-window1-F32"), null, "M-decode-b2-gqa-F32",
+                "a window of 1 must miss the unwindowed oracle"));
+        List<Manifest.Entry> entries = new ArrayList<>();
+        for (CaseSpec c : cases) {
+            c.write(dir.resolve("cases").resolve(c.id()));
+            entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
+                    "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
+        }
+        Files.writeString(dir.resolve(Manifest.FILE), new Manifest(29, "kernel-fixture", entries, checks)
+                .toJson(), StandardCharsets.UTF_8);
+        return entries.stream().map(Manifest.Entry::id).toList();
+    }
 }

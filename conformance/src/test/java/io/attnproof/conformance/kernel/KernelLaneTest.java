@@ -169,30 +169,4 @@ class KernelLaneTest {
         assertEquals("attnproof kernel: --merge: shards [2] of 2 are missing: a failed, cancelled or skipped shard fails"
                 + " the merge", missing.err().strip());
     }
-
-    @Test
-    void aMetalAdapterIsCheckedAndTheLaneItNeedsIsNamed(@TempDir Path tmp) throws IOException {
-        Files.writeString(tmp.resolve("k.metal"), "// a Metal source\n", StandardCharsets.UTF_8);
-        String metal = """
-                {"format": "attnproof-kernel-adapter/1", "name": "m", "language": "metal", "sources": ["k.metal"],
-                 "dtypes": {"F16": "half"}, "head_dims": [64], "mask": {"policy": "takes"},
-                 "entry_points": [{"cases": "dense", "kernel": "attn_{dtype}", "grid": [{"ceil_div": ["q_len", 4]},
-                   "q_heads", "batch"], "threadgroup": [128, 1, 1], "threadgroup_memory": [{"mul": [256, "head_dim"]}],
-                   "args": [{"tensor": "q", "dtype": "input", "layout": "dense"}, {"tensor": "k", "dtype": "input",
-                   "layout": "dense"}, {"tensor": "mask", "dtype": "f32", "layout": "dense"}, {"tensor": "out",
-                   "dtype": "input", "layout": "dense"}, {"scalar": "kv_len", "type": "i32"}]}]}
-                """;
-        Path a = tmp.resolve("metal.json");
-        Files.writeString(a, metal, StandardCharsets.UTF_8);
-        Cli r = Cli.run("kernel", "--adapter", a.toString(), "--out", tmp.resolve("out").toString());
-        assertEquals(2, r.exit(), r.toString());
-        assertEquals("attnproof kernel: " + a + ": \"language\": metal: the adapter is valid, the Metal lane of"
-                + " attnproof kernel is not built yet (CUDA only)", r.err().strip());
-        Files.writeString(a, metal.replace("\"q_heads\", \"batch\"]", "\"q_heads\", \"heads\"]"), StandardCharsets.UTF_8);
-        r = Cli.run("kernel", "--adapter", a.toString(), "--out", tmp.resolve("out").toString());
-        assertEquals(2, r.exit(), r.toString());
-        assertEquals("attnproof kernel: " + a + ": \"entry_points[0].grid[2]\": \"heads\": an expression is a"
-                + " non-negative integer, an integer scalar name, or {\"ceil_div\"|\"mul\"|\"add\": [a, b]}",
-                r.err().strip());
-    }
 }

@@ -159,4 +159,70 @@ class KernelMutantsTest {
             f3.checkEqual("exit_code_of_the_reproducing_command[" + c + "]", again.exit(), 1);
         }
     }
+
+    /**
+     * The Metal family's curated mutants (mutants/catalog/100-105 but 103) through the Metal lane on the Metal fixture
+     * corpus: the checks whose cases the bug reaches fail, as the fault class or the wrong numbers, the others pass.
+     * 103 (a keyless row without sinks written as NaN) is not here: a corpus case has q_len <= kv_len, so every row
+     * admits at least its own key and no case reaches that guard.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        // sinks[b * Hq + h]: batch 1 of every batched case with live sinks reads past the Hq sinks.
+        "100-metal-decode-sink-indexed-by-batch-head.patch; B1:oracle:M-decode-b2-gqa-F32=out-of-bounds"
+            + " S1:oracle:M-prefill-b2-gqa-F16=out-of-bounds B1:control-oracle:M-decode-window1-F32=out-of-bounds",
+        // The one-pass decode attends to every key: the windowed decode is wrong, and the window-1 control now
+        // matches the unwindowed oracle it must miss.
+        "101-metal-decode-ignores-window.patch; B1:oracle:M-decode-w9-F16=oracle"
+            + " B1:control-oracle:M-decode-window1-F32=oracle",
+        // No sinks as a zero-logit sink: every case without sinks.
+        "102-metal-no-sinks-as-zero-logits.patch; B1:oracle:M-decode-kv1025-w300-nosinks-F32=oracle"
+            + " S1:oracle:M-prefill-w2-nosinks-F32=oracle",
+        // No barrier between the tile load and its reads: a threadgroup-memory race in every prefill.
+        "104-metal-prefill-barrier-removed.patch; S1:oracle:M-prefill-b2-gqa-F16=race"
+            + " S1:oracle:M-prefill-w2-nosinks-F32=race",
+        // The reduce combines the chunks with each lane's own max: both two-pass (kv 1025) decodes are wrong.
+        "105-metal-two-pass-reduce-wrong-max.patch; B1:oracle:M-decode-kv1025-BF16=oracle"
+            + " B1:oracle:M-decode-kv1025-w300-nosinks-F32=oracle",
+    })
+    @Claim("F1")
+    void eachMetalMutantFailsExactlyTheChecksItsBugReaches(String patch, String failing, Evidence ev, @TempDir Path tmp)
+            throws Exception {
+        assumeTrue(Boolean.getBoolean("attnproof.kernel.mutants"), "SKIP: the kernel lane's mutant campaign runs with"
+                + " -Dattnproof.kernel.mutants=true (the campaigns workflow)");
+        MetalKernelLaneTest.corpus(tmp.resolve("corpus"));
+        Evidence e = ev.backend("kernel-metal-sinks-decode");
+        e.seed(29_101);
+        Path tree = tmp.resolve("tree");
+        Path dir = Files.createDirectories(tree.resolve("examples/kernels/metal"));
+        Files.copy(MetalKernelLaneTest.SOURCE, dir.resolve("sinks_decode.metal"));
+        Files.copy(MetalKernelLaneTest.ADAPTER, dir.resolve("sinks_decode.adapter.json"));
+        Process p = new ProcessBuilder("patch", "-p1", "-d", tree.toString(), "-i",
+                KernelLaneTest.ROOT.resolve("mutants/catalog").resolve(patch).toString()).redirectErrorStream(true)
+                .start();
+        String patched = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assumeTrue(p.waitFor(60, TimeUnit.SECONDS), "patch timed out");
+        assertEquals(0, p.exitValue(), "patch " + patch + ": " + patched);
+        Path out = tmp.resolve("out");
+        Cli r = MetalKernelLaneTest.kernel(dir.resolve("sinks_decode.adapter.json"), out, "--no-plain");
+        System.out.println(patch + ":\n" + r);
+        e.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
+        JsonNode st = KernelLaneTest.status(out);
+        Map<String, List<JsonNode>> lines = KernelLaneTest.lines(out);
+        Set<String> expected = new TreeSet<>(List.of(failing.strip().split("\\s+")));
+        Set<String> got = new TreeSet<>();
+        for (var l : lines.entrySet()) {
+            if (l.getValue().stream().noneMatch(n -> n.has("passed") && !n.path("passed").asBoolean())) {
+                continue;
+            }
+            // A fault is charged to the check's own case, else (a control) to the case it is held against.
+            String caseId = l.getKey().substring(l.getKey().lastIndexOf(':') + 1);
+            String fault = st.path("faults").path(caseId).asText("");
+            if (fault.isEmpty() && l.getKey().contains("control")) {
+                fault = st.path("faults").path("M-decode-b2-gqa-F32").asText("");
+            }
+            got.add(l.getKey() + "=" + (fault.isEmpty() ? "oracle" : Shrinker.faultClass(fault)));
+        }
+        e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
+    }
 }
