@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -127,7 +128,31 @@ class KernelMutantsTest {
             got.add(l.getKey() + "=" + (fault.isEmpty() ? "oracle" : Shrinker.faultClass(fault)));
         }
         e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
-        Evidence f3 = e.claim("F3");
+        shrunkCasesFailAgain(e.claim("F3"), patch, maxKeys, adapter, out, tmp);
+    }
+
+    /**
+     * Claim F3 in every build: mutant 86 (the sink read at {@code batch * heads + head}, an out-of-bounds read on
+     * batch 1) through the lane with {@code --shrink} on the fixture corpus; its failures shrink, deterministically, to
+     * cases of at most 2 query heads and 16 keys whose reproducing command fails again. The gated test above does the
+     * same for every mutant of the family.
+     */
+    @Test
+    @Claim("F3")
+    void aMutantsFailureShrinksToASmallCaseThatFailsAgain(Evidence ev, @TempDir Path tmp) throws Exception {
+        String patch = "86-fa2-sink-indexed-by-batch-head.patch";
+        Evidence f3 = ev.backend("kernel-fa2-sinks");
+        f3.seed(29_002);
+        Path adapter = mutate(tmp, patch);
+        Path out = tmp.resolve("out");
+        Cli r = KernelLaneTest.kernel(adapter, out, "--no-plain", "--shrink");
+        f3.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
+        shrunkCasesFailAgain(f3, patch, 16, adapter, out, tmp);
+    }
+
+    /** F3's lines on the shrunk cases of one failing run in {@code out}. */
+    static void shrunkCasesFailAgain(Evidence f3, String patch, int maxKeys, Path adapter, Path out, Path tmp)
+            throws Exception {
         // F3: the shrink is deterministic (a second run gives the same bytes), every failing case is shrunk, at most 2 query heads and 16 keys, and its command fails again.
         List<Path> shrunk;
         try (var s = Files.list(out.resolve("shrunk"))) {
