@@ -63,7 +63,8 @@ if wants cuda-emu || wants cuda-emu-fma || wants plain; then
     cu_emu="$out/gen/$(basename "$cu" .cu).emu.cpp"
     stamp="$cu_emu.stamp"  # when the rewrite last ran (the output keeps its time when the text did not change)
     if [ ! -f "$cu_emu" ] || [ ! -f "$stamp" ] || [ "$cu" -nt "$stamp" ] ||
-        [ "$here/frontend/cuda2emu.py" -nt "$stamp" ] || [ "$here/frontend/cuda_parse.h" -nt "$stamp" ]; then
+        [ "$here/frontend/cuda2emu.py" -nt "$stamp" ] || [ "$here/frontend/frontend_common.py" -nt "$stamp" ] ||
+        [ "$here/frontend/cuda_parse.h" -nt "$stamp" ]; then
         rc=0
         "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/frontend/cuda2emu.py" "$cu" "$cu_emu.tmp.$$" || rc=$?
         if [ "$rc" -ne 0 ]; then
