@@ -20,9 +20,10 @@
 # ATTNPROOF_EMU_ONLY=<group>[,<group>...] builds those groups only: cuda-emu, cuda-emu-fma, metal-emu, plain, fidelity
 #   (the mutant runner: a kernel mutant's one lane; an emulator mutant's groups its claims' tests load).
 # ATTNPROOF_EMU_OPT=<0|1|2> (default 2): the optimisation level of every library but cuda-emu-fma (g++ contracts
-#   a * b + c only when optimising, so that lane stays at -O2). The mutant runner builds a kernel mutant's lane at 0;
-#   OptLevelBitsTest shows that lane gives the bits of the -O2 lane on the claim inputs.
-# Needs g++ (or $CXX) with C++20 <barrier>, and libclang's Python bindings for the CUDA and Metal sources (exit 4
+#   a * b + c only when optimising, so that lane stays at -O2). The mutant runner builds a kernel mutant's lane at 0,
+#   with clang++ where it is installed (cxx.sh); OptLevelBitsTest shows that lane gives the bits of the -O2 lane on
+#   the claim inputs.
+# Needs g++ (or $CXX; clang++ at -O0, see cxx.sh) with C++20 <barrier>, and libclang's Python bindings for the CUDA and Metal sources (exit 4
 # without them; ATTNPROOF_PYTHON names another Python that has them); rebuilds a library only when a source is newer
 # than it.
 set -euo pipefail
@@ -31,29 +32,25 @@ out="${1:?usage: build.sh <out-dir> [cuda-source] [metal-source]}"
 cu="${2:-$here/../cuda/sinks_attn.cu}"
 msl="${3:-$here/../metal/sinks_attn.metal}"
 fidelity="${4:-}"
-cxx="${CXX:-g++}"
+. "$here/cxx.sh"
 mkdir -p "$out/gen"
 cu="$(cd "$(dirname "$cu")" && pwd)/$(basename "$cu")"
 msl="$(cd "$(dirname "$msl")" && pwd)/$(basename "$msl")"
-if ! command -v "$cxx" >/dev/null 2>&1; then
-    echo "native/emu/build.sh: $cxx not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
-    exit 1
-fi
 opt="${ATTNPROOF_EMU_OPT:-2}"
 case "$opt" in
     0|1|2) ;;
-    *) echo "native/emu/build.sh: ATTNPROOF_EMU_OPT=$opt: must be 0, 1 or 2 (the g++ optimisation level)" >&2; exit 1 ;;
+    *) echo "native/emu/build.sh: ATTNPROOF_EMU_OPT=$opt: must be 0, 1 or 2 (the optimisation level)" >&2; exit 1 ;;
 esac
+cxx="$(emu_cxx "$opt")"
+fma_cxx="$(emu_cxx 2)" # the fma lane is always built at -O2 (below), so with the -O2 compiler
+for c in "$cxx" "$fma_cxx"; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+        echo "native/emu/build.sh: $c not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
+        exit 1
+    fi
+done
 flags=(-std=c++20 -O"$opt" -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
     -Wno-unknown-pragmas)
-if "$cxx" --version 2>/dev/null | grep -qi clang; then
-    # Apple's g++ is clang: the MSL attributes are "unknown attributes" there; no -Werror on a compiler we do not
-    # build with here.
-    flags+=(-Wno-unknown-attributes)
-else
-    # -fno-gnu-unique: each library (a mutant's too) keeps its own statics when several are loaded in one JVM.
-    flags+=(-Werror -Wno-attributes -fno-gnu-unique)
-fi
 
 # The CUDA lanes' kernel source: the front end's rewrite of $cu, regenerated when the source or the front end changed
 # (its timestamp kept when the text is the same, so that the libraries are not rebuilt for nothing).
@@ -80,7 +77,7 @@ if wants cuda-emu || wants cuda-emu-fma || wants plain; then
 fi
 
 build() { # <library> <main source (relative to this directory, or absolute)> <kernel source> [extra flags...]
-    local lib="$out/$1" main="$2" kernel="$3"
+    local lib="$out/$1" main="$2" kernel="$3" c="${lane_cxx:-$cxx}"
     case "$main" in /*) ;; *) main="$here/$main" ;; esac
     shift 3
     local newest
@@ -89,8 +86,9 @@ build() { # <library> <main source (relative to this directory, or absolute)> <k
         echo "native/emu/build.sh: $lib is up to date"
         return 0
     fi
-    echo "native/emu/build.sh: $cxx -> $lib"
-    "$cxx" "${flags[@]}" "$@" -o "$lib.tmp.$$" "$main"
+    echo "native/emu/build.sh: $c -> $lib"
+    # shellcheck disable=SC2046 # (the compiler's own flags are single words)
+    "$c" "${flags[@]}" $(emu_cxx_flags "$c") $(emu_cxx_werror "$c") "$@" -o "$lib.tmp.$$" "$main"
     mv -f "$lib.tmp.$$" "$lib"
 }
 
@@ -124,7 +122,7 @@ fi
 if ! wants cuda-emu-fma; then
     :
 elif [ ${#fma[@]} -gt 0 ]; then
-    build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu_emu" -O2 -ffp-contract=fast "${fma[@]}" \
+    lane_cxx="$fma_cxx" build libattnproof_cuda_emu_fma.so cuda_emu_host.cpp "$cu_emu" -O2 -ffp-contract=fast "${fma[@]}" \
         -DATTNPROOF_LANE_NAME='"cuda-emu-fma"' "${cu_flags[@]}" &
     pids+=($!)
 else

@@ -14,8 +14,11 @@
 
 namespace emu {
 
+// As CUDA declares it: dim3 g(n) and dim3 g(a, b, c) are constructor calls (clang before 16 has no parenthesised
+// aggregate initialisation), and an unsigned converts to dim3 implicitly.
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
+    constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
 };
 
 // The launch's position variables, one copy per emulated thread: thread-locals of the launching thread, saved and

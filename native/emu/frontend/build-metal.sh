@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Builds a standard MSL source through the front end into an emulated shared library (the metal-emu C API,
 # native/emu/emu_host.h):
-#   msl2emu.py <src.metal> -> <out-dir>/<name>.emu.cpp (+ .rewrites.txt), then g++ -> <out-dir>/lib<name>.so
-# Usage: native/emu/frontend/build-metal.sh <src.metal> <out-dir> <name> [g++ flags...]
+#   msl2emu.py <src.metal> -> <out-dir>/<name>.emu.cpp (+ .rewrites.txt), then C++ -> <out-dir>/lib<name>.so
+# Usage: native/emu/frontend/build-metal.sh <src.metal> <out-dir> <name> [compiler flags...]
 # Exit 4 (with the reason) where libclang's Python bindings are missing; 3 on a refused construct; 2 on a parse error.
 # ATTNPROOF_PYTHON: the Python with libclang's bindings (default /usr/bin/python3, where Debian installs them).
-# ATTNPROOF_FRONTEND_OPT: the optimisation level (default 2; the tests and mutants use 0).
+# ATTNPROOF_FRONTEND_OPT: the optimisation level (default 2; the tests and mutants use 0). The compiler: ../cxx.sh.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="${1:?usage: build-metal.sh <src.metal> <out-dir> <name> [flags]}"; out="${2:?out-dir}"; name="${3:?name}"; shift 3
+. "$here/../cxx.sh"
+opt="${ATTNPROOF_FRONTEND_OPT:-2}"
+cxx="$(emu_cxx "$opt")"
 mkdir -p "$out"
 "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/msl2emu.py" "$src" "$out/$name.emu.cpp"
-extra=(-Werror -Wno-attributes -fno-gnu-unique)
-if "${CXX:-g++}" --version 2>/dev/null | grep -qi clang; then extra=(-Wno-unknown-attributes); fi
-"${CXX:-g++}" -std=c++20 -O${ATTNPROOF_FRONTEND_OPT:-2} -pthread -fPIC -shared -fvisibility=hidden \
-    -fvisibility-inlines-hidden -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter "${extra[@]}" \
+# shellcheck disable=SC2046 # (the compiler's own flags are single words)
+"$cxx" -std=c++20 -O"$opt" -pthread -fPIC -shared -fvisibility=hidden \
+    -fvisibility-inlines-hidden -Wall -Wextra -Wno-unknown-pragmas -Wno-unused-parameter $(emu_cxx_flags "$cxx") \
+    $(emu_cxx_werror "$cxx") \
     -ffp-contract=off -I "$here" -I "$here/../metal" -I "$here/include-msl" -I "$here/.." "$@" \
     -o "$out/lib$name.so.tmp.$$" "$out/$name.emu.cpp"
 mv -f "$out/lib$name.so.tmp.$$" "$out/lib$name.so"

@@ -10,15 +10,18 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The mutant campaign's results ({@code mutants/target/mutants/results.json}): an array of
  * {@code {id, claims, breaks, origin, status: killed|survived|stale|timeout, killers: [{test, message}],
  * values: [{claim, metric, test, fix: {value, limit, passed}, mutant: {value, limit, passed}, margin}], seconds}}.
  * A kill's margin is observed ÷ allowed on its decisive value (the largest margin among the values the mutant
- * failed); kills below {@link #FLAG_BELOW} are flagged.
+ * failed); kills below {@link #FLAG_BELOW} are flagged. {@code notRun}: the catalog's mutants ({@code
+ * mutants/catalog/*.patch} of the repository the results belong to) that the results do not hold: the sweep tier after
+ * a default campaign, or the rest of a partial one.
  */
-public record MutantReport(Path file, List<Mutant> mutants) {
+public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun) {
     /** Kills with a margin below this are flagged. */
     public static final double FLAG_BELOW = 2.0;
 
@@ -187,7 +190,18 @@ public record MutantReport(Path file, List<Mutant> mutants) {
             }
         }
         mutants.sort(Comparator.comparing(Mutant::id));
-        return new MutantReport(file, List.copyOf(mutants));
+        Set<String> ran = new java.util.HashSet<>();
+        mutants.forEach(m -> ran.add(m.id()));
+        List<String> notRun = new ArrayList<>();
+        Path catalog = root.resolve("mutants/catalog");
+        if (Files.isDirectory(catalog)) {
+            try (var s = Files.list(catalog)) {
+                s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".patch"))
+                        .map(n -> n.substring(0, n.length() - ".patch".length())).filter(id -> !ran.contains(id))
+                        .sorted().forEach(notRun::add);
+            }
+        }
+        return new MutantReport(file, List.copyOf(mutants), List.copyOf(notRun));
     }
 
     /** Counts by status, the smallest kill margin and the flagged kills, in one line. */
@@ -208,6 +222,10 @@ public record MutantReport(Path file, List<Mutant> mutants) {
         }
         if (!others.isEmpty()) {
             s.append(" (").append(String.join(", ", others)).append(')');
+        }
+        if (!notRun.isEmpty()) {
+            s.append("; ").append(notRun.size()).append(" catalog mutant").append(notRun.size() == 1 ? "" : "s")
+                    .append(" not in this run (the sweep tier: -Dmutants.tier=all, the campaigns workflow)");
         }
         Mutant smallest = mutants.stream().filter(m -> m.killed() && !Double.isNaN(m.killMargin()))
                 .min(Comparator.comparingDouble(Mutant::killMargin)).orElse(null);

@@ -51,6 +51,25 @@ class LedgerTest {
     }
 
     @Test
+    void catalogMutantsMissingFromTheResultsAreCountedAsNotRun() throws IOException {
+        Path root = LedgerFixture.root(dir, true, false);
+        Path catalog = Files.createDirectories(root.resolve("mutants/catalog"));
+        Ledger before = Ledger.build(root, List.of());
+        // Degeneracy: the fixture's results hold mutants, and with no catalog patch beyond them nothing is missing.
+        assertFalse(before.mutants().mutants().isEmpty());
+        assertEquals(List.of(), before.mutants().notRun());
+        assertFalse(before.mutantsNote().contains("not in this run"), before.mutantsNote());
+        String ran = before.mutants().mutants().getFirst().id();
+        Files.writeString(catalog.resolve(ran + ".patch"), "# id: " + ran + "\n");
+        Files.writeString(catalog.resolve("99-swept.patch"), "# id: 99-swept\n# tier: sweep\n");
+        Files.writeString(catalog.resolve("98-swept.patch"), "# id: 98-swept\n# tier: sweep\n");
+        Ledger after = Ledger.build(root, List.of());
+        assertEquals(List.of("98-swept", "99-swept"), after.mutants().notRun());
+        assertTrue(after.mutantsNote().contains("; 2 catalog mutants not in this run (the sweep tier:"
+                + " -Dmutants.tier=all, the campaigns workflow)"), after.mutantsNote());
+    }
+
+    @Test
     void rowsShowTheLineNearestItsLimitWithItsMargin() {
         Ledger l = Ledger.build(LedgerFixture.root(dir, false, false), List.of());
         Map<String, ClaimRow> rows = new java.util.HashMap<>();

@@ -40,10 +40,18 @@ public final class Campaign {
     /** Where things are and how to run; {@link #fromSystemProperties()} reads the {@code mutants.*} properties. */
     public record Config(Path repoRoot, Path catalog, Path sutClasses, Path sutTestClasses, Path fixEvidence, Path out,
             Shard shard, Set<String> only, int threads, Duration timeout, Path conformanceClasses,
-            Path conformanceTestClasses, Path conformanceEvidence) {
+            Path conformanceTestClasses, Path conformanceEvidence, boolean allTiers) {
 
         public Config {
             only = Set.copyOf(only);
+        }
+
+        /** A config over every tier of its catalog. */
+        public Config(Path repoRoot, Path catalog, Path sutClasses, Path sutTestClasses, Path fixEvidence, Path out,
+                Shard shard, Set<String> only, int threads, Duration timeout, Path conformanceClasses,
+                Path conformanceTestClasses, Path conformanceEvidence) {
+            this(repoRoot, catalog, sutClasses, sutTestClasses, fixEvidence, out, shard, only, threads, timeout,
+                    conformanceClasses, conformanceTestClasses, conformanceEvidence, true);
         }
 
         /** A config with the conformance kit's classes, claim tests and evidence where its build leaves them. */
@@ -60,7 +68,9 @@ public final class Campaign {
          * {@code mutants.conformance.classes}, {@code mutants.conformance.testClasses},
          * {@code mutants.conformance.evidence},
          * {@code mutants.out} (defaults under the repository root), {@code mutants.shard} (k/n),
-         * {@code mutants.only} (comma-separated ids), {@code mutants.threads} (0: one per core, at most 2) and
+         * {@code mutants.only} (comma-separated ids, run whatever their tier), {@code mutants.tier} ({@code default}:
+         * the mutants without {@code # tier: sweep}, what every {@code mvn verify} runs; {@code all}: the whole
+         * catalog, what the campaigns workflow runs), {@code mutants.threads} (0: one per core, at most 2) and
          * {@code mutants.timeout} (seconds per mutant, default 150).
          */
         public static Config fromSystemProperties() {
@@ -75,6 +85,11 @@ public final class Campaign {
                     only.add(id.strip());
                 }
             }
+            String tier = prop("mutants.tier", "default").strip();
+            if (!tier.equals("default") && !tier.equals("all")) {
+                throw new IllegalArgumentException("mutants.tier = " + tier + ": must be default (the mutants without"
+                        + " '# tier: sweep') or all (the whole catalog)");
+            }
             return new Config(root, path(root, "mutants.catalog", "mutants/catalog"),
                     path(root, "mutants.sut.classes", "system-under-test/target/classes"),
                     path(root, "mutants.sut.testClasses", "system-under-test/target/test-classes"),
@@ -83,13 +98,13 @@ public final class Campaign {
                     threads, Duration.ofSeconds(Long.parseLong(prop("mutants.timeout", "150").strip())),
                     path(root, "mutants.conformance.classes", "conformance/target/classes"),
                     path(root, "mutants.conformance.testClasses", "conformance/target/test-classes"),
-                    path(root, "mutants.conformance.evidence", "conformance/target/evidence"));
+                    path(root, "mutants.conformance.evidence", "conformance/target/evidence"), tier.equals("all"));
         }
 
         /** This config running only {@code ids} into {@code out}, one at a time, whole catalog. */
         public Config with(Path out, Set<String> ids) {
             return new Config(repoRoot, catalog, sutClasses, sutTestClasses, fixEvidence, out, Shard.ALL, ids, threads,
-                    timeout, conformanceClasses, conformanceTestClasses, conformanceEvidence);
+                    timeout, conformanceClasses, conformanceTestClasses, conformanceEvidence, allTiers);
         }
 
         private static String prop(String key, String fallback) {
@@ -160,6 +175,8 @@ public final class Campaign {
                 }
             }
             selected = selected.stream().filter(m -> config.only().contains(m.id())).toList();
+        } else if (!config.allTiers()) {
+            selected = selected.stream().filter(m -> !m.sweep()).toList();
         }
         return run(selected);
     }
@@ -223,6 +240,7 @@ public final class Campaign {
         ObjectNode o = JsonTrees.MAPPER.createObjectNode().put("shard", config.shard().toString())
                 .put("mutants", list.size())
                 .put("killed", list.stream().filter(r -> r.status() == MutantResult.Status.KILLED).count())
+                .put("tier", !config.only().isEmpty() ? "only" : config.allTiers() ? "all" : "default")
                 .put("wall_seconds", Math.round(wall * 10) / 10.0).put("threads", config.threads())
                 .put("timeout_seconds", config.timeout().toSeconds());
         if (weakest == null) {

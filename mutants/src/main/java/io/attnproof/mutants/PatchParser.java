@@ -72,6 +72,15 @@ public final class PatchParser {
      * threads interleave (a race), so that two campaigns compare its verdict, not its counts.
      */
     public static final String INTERLEAVING = "interleaving";
+    /**
+     * The optional header key, at most once: {@code tier: sweep} puts a mutant in the sweep tier, run by the campaigns
+     * workflow and {@code -Dmutants.tier=all} but not by every {@code mvn verify}; without it a mutant is in the
+     * default tier. {@code CatalogTiersTest} keeps every (claim, lane) pair of the catalog in the default tier.
+     */
+    public static final String TIER = "tier";
+    /** The one value of {@link #TIER}. */
+    public static final String SWEEP = "sweep";
+    private static final List<String> OPTIONAL = List.of(INTERLEAVING, TIER);
 
     private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
     private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
@@ -104,9 +113,9 @@ public final class PatchParser {
                         + "\" (the header is '# key: value' lines, keys " + KEYS + ")");
             }
             Matcher m = HEADER.matcher(trimmed);
-            if (!m.matches() || !(KEYS.contains(m.group(1)) || m.group(1).equals(INTERLEAVING))) {
+            if (!m.matches() || !(KEYS.contains(m.group(1)) || OPTIONAL.contains(m.group(1)))) {
                 throw new PatchFormatException(file, i + 1, "header line \"" + abbreviate(line)
-                        + "\" must be '# key: value' with key one of " + KEYS + " or " + INTERLEAVING);
+                        + "\" must be '# key: value' with key one of " + KEYS + " or " + OPTIONAL);
             }
             String key = m.group(1);
             if (header.containsKey(key)) {
@@ -116,6 +125,10 @@ public final class PatchParser {
             String value = m.group(2).strip();
             if (value.isEmpty()) {
                 throw new PatchFormatException(file, i + 1, "'# " + key + ":' is empty");
+            }
+            if (key.equals(TIER) && !value.equals(SWEEP)) {
+                throw new PatchFormatException(file, i + 1, "'# " + TIER + ": " + value + "' must be '# " + TIER + ": "
+                        + SWEEP + "' (without the line a mutant is in the default tier)");
             }
             header.put(key, value);
             headerLine.put(key, i + 1);
@@ -137,7 +150,7 @@ public final class PatchParser {
         List<String> claims = claims(file, headerLine.get("claims"), header.get("claims"));
         List<Mutant.FilePatch> files = diff(file, lines, i);
         return new Mutant(header.get("id"), claims, header.get("breaks"), header.get("origin"),
-                header.get(INTERLEAVING), file, files);
+                header.get(INTERLEAVING), header.containsKey(TIER), file, files);
     }
 
     private static List<String> claims(Path file, int line, String value) throws PatchFormatException {

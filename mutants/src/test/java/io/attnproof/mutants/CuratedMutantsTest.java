@@ -8,9 +8,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The campaign, as {@code mvn verify} runs it: every curated mutant of {@code catalog/} (or this shard's share,
- * {@code -Dmutants.shard=k/n}) applied, compiled and run against the tests of the claims it names. Fails when a
- * mutant survives, is stale or times out.
+ * The campaign, as {@code mvn verify} runs it: every curated mutant of {@code catalog/} in the default tier
+ * ({@code -Dmutants.tier=all}: the sweep tier too; {@code -Dmutants.shard=k/n}: this shard's share) applied, compiled
+ * and run against the tests of the claims it names. Fails when a mutant survives, is stale or times out.
  */
 class CuratedMutantsTest {
 

@@ -43,6 +43,12 @@ class PatchParserTest {
         Mutant race = PatchParser.parse(Path.of("07-x.patch"), "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n"
                 + "# interleaving: counts depend on the threads\n" + DIFF);
         assertEquals("counts depend on the threads", race.interleaving());
+        assertFalse(m.sweep(), "the default tier unless the header says so");
+        assertTrue(PatchParser.parse(Path.of("07-x.patch"), "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n"
+                + "# tier: sweep\n" + DIFF).sweep());
+        assertEquals("07-x.patch:5: '# tier: nightly' must be '# tier: sweep' (without the line a mutant is in the"
+                + " default tier)", message("07-x.patch", "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n"
+                + "# tier: nightly\n" + DIFF));
         assertEquals(1, m.files().size());
         Mutant.FilePatch f = m.files().getFirst();
         assertEquals(P, f.path());
@@ -70,7 +76,7 @@ class PatchParserTest {
         assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
                 + DIFF));
         assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
-                + " [id, claims, breaks, origin] or interleaving", message("07-x.patch", ok + "# author: me\n" + DIFF));
+                + " [id, claims, breaks, origin] or [interleaving, tier]", message("07-x.patch", ok + "# author: me\n" + DIFF));
         assertEquals("07-x.patch:6: '# interleaving:' given twice (first on line 5)", message("07-x.patch",
                 ok + "# interleaving: a\n# interleaving: b\n" + DIFF));
         assertEquals("07-x.patch:5: unexpected text before the diff: \"some prose\" (the header is '# key: value'"

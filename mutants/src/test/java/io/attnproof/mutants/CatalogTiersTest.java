@@ -1,0 +1,54 @@
+package io.attnproof.mutants;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default tier (what every {@code mvn verify} runs) keeps the catalog's reach: every (claim, lane) pair that some
+ * curated mutant proves is proved by a default-tier one, so the sweep tier only adds other bugs of a pair already
+ * covered. A lane is where the mutant's code runs: a native lane, or the Java source root it patches.
+ */
+class CatalogTiersTest {
+    static final Path CATALOG = Path.of(System.getProperty("mutants.catalog", "catalog"));
+
+    static String lane(Mutant m) {
+        String nativeLane = m.nativeLane();
+        return nativeLane != null ? nativeLane : PatchParser.javaRoot(m.files().getFirst().path());
+    }
+
+    /** Each (claim, lane) pair of {@code mutants} with the ids proving it. */
+    static Map<String, Set<String>> pairs(List<Mutant> mutants) {
+        Map<String, Set<String>> out = new TreeMap<>();
+        for (Mutant m : mutants) {
+            for (String c : m.claims()) {
+                out.computeIfAbsent(c + " on " + lane(m), k -> new TreeSet<>()).add(m.id());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void everyClaimAndLaneOfTheCatalogHasADefaultTierMutant() throws Exception {
+        List<Mutant> all = Campaign.loadCatalog(CATALOG);
+        List<Mutant> defaults = all.stream().filter(m -> !m.sweep()).toList();
+        // Degeneracy: both tiers are populated, else the rule below holds by having nothing to split.
+        assertFalse(defaults.isEmpty(), "no default-tier mutant in " + CATALOG);
+        assertTrue(defaults.size() < all.size(), "no sweep-tier mutant in " + CATALOG + ": the rule is vacuous");
+        Map<String, Set<String>> every = pairs(all);
+        Set<String> missing = new TreeSet<>(every.keySet());
+        missing.removeAll(pairs(defaults).keySet());
+        Map<String, Set<String>> uncovered = new TreeMap<>();
+        missing.forEach(p -> uncovered.put(p, every.get(p)));
+        assertEquals(Map.of(), uncovered, "(claim, lane) pairs proved only by sweep-tier mutants: move one of each"
+                + " pair's mutants to the default tier (drop its '# tier: sweep')");
+    }
+}
