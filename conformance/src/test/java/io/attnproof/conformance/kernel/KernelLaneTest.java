@@ -51,8 +51,13 @@ class KernelLaneTest {
     }
 
     static Cli kernel(Path adapter, Path out, String... more) {
+        return kernelOn(corpus, adapter, out, more);
+    }
+
+    /** {@code attnproof kernel} on the corpus in {@code dir}, its evidence into OUT/evidence. */
+    static Cli kernelOn(Path dir, Path adapter, Path out, String... more) {
         List<String> a = new ArrayList<>(List.of("kernel", "--adapter", adapter.toString(), "--corpus",
-                corpus.toString(), "--out", out.toString(), "--evidence-out", out.resolve("evidence").toString()));
+                dir.toString(), "--out", out.toString(), "--evidence-out", out.resolve("evidence").toString()));
         a.addAll(List.of(more));
         return Cli.run(a.toArray(String[]::new));
     }
