@@ -24,10 +24,10 @@ public final class KernelFixtureCorpus {
     }
 
     /**
-     * The corpus, and with {@code keyless} (the gated mutant campaign's fixture) a prefill with rows that admit no key
-     * under a -inf sink, with its control.
+     * The corpus, and with {@code campaign} (the gated mutant campaign's fixture) a prefill with rows that admit no key
+     * under a -inf sink, and an F32 prefill without the sinks field (absent: no sink term), each with its control.
      */
-    public static List<String> write(Path dir, boolean keyless) throws IOException {
+    public static List<String> write(Path dir, boolean campaign) throws IOException {
         List<CaseSpec> cases = new ArrayList<>();
         List<CheckSpec> checks = new ArrayList<>();
         SinksData prefill = SinksData.dense(29_001, 2, 4, 2, 5, 40, 64, 0, true);
@@ -48,8 +48,24 @@ public final class KernelFixtureCorpus {
         checks.add(new CheckSpec("S1:control-oracle:K-prefill-window1-F32", "S1", "oracle", "fail",
                 CheckSpec.Sel.all("K-prefill-window1-F32"), null, "K-prefill-b2-gqa-F32",
                 "a window of 1 must miss the unwindowed oracle"));
-        if (keyless) {
+        if (campaign) {
             keyless(cases, checks, "K", SinksData.dense(29_005, 1, 4, 2, 10, 4, 96, 2, true), 29_005);
+            // No sinks at all, in F32 (whose limit sees the weight e^(0 - m) of a zero-logit sink over 20 keys, which
+            // the BF16 decode's does not); one K/V tile. Control: zero sink logits must miss the absent sinks' oracle.
+            SinksData absent = SinksData.dense(29_006, 1, 2, 1, 3, 20, 64, 0, false);
+            absent.noSinks = true;
+            cases.add(absent.toCase("K-prefill-no-sinks-F32", "B6", DType.F32, 29_006, "prefill, the sinks field"
+                    + " absent (no sink term)"));
+            SinksData zero = absent.copy();
+            zero.noSinks = false;
+            java.util.Arrays.fill(zero.sinks, 0f);
+            cases.add(zero.toCase("K-prefill-zero-sinks-F32", "B6", DType.F32, 29_006, "control: no sinks passed as"
+                    + " zero logits"));
+            checks.add(new CheckSpec("B6:oracle:K-prefill-no-sinks-F32", "B6", "oracle", "pass",
+                    CheckSpec.Sel.all("K-prefill-no-sinks-F32"), null, null, "no sinks: plain softmax"));
+            checks.add(new CheckSpec("B6:control-oracle:K-prefill-zero-sinks-F32", "B6", "oracle", "fail",
+                    CheckSpec.Sel.all("K-prefill-zero-sinks-F32"), null, "K-prefill-no-sinks-F32",
+                    "zero sink logits (weight 1) must miss the absent sinks' oracle"));
         }
         List<Manifest.Entry> entries = new ArrayList<>();
         for (CaseSpec c : cases) {
@@ -73,8 +89,8 @@ public final class KernelFixtureCorpus {
         return writeMetal(dir, false);
     }
 
-    /** The Metal fixture, and with {@code keyless} (the gated campaign's) the keyless-row prefill and its control. */
-    public static List<String> writeMetal(Path dir, boolean keyless) throws IOException {
+    /** The Metal fixture, and with {@code campaign} (the gated campaign's) the keyless-row prefill and its control. */
+    public static List<String> writeMetal(Path dir, boolean campaign) throws IOException {
         List<CaseSpec> cases = new ArrayList<>();
         List<CheckSpec> checks = new ArrayList<>();
         SinksData decode = SinksData.dense(29_101, 2, 8, 2, 1, 70, 64, 0, true);
@@ -102,7 +118,7 @@ public final class KernelFixtureCorpus {
         checks.add(new CheckSpec("B1:control-oracle:M-decode-window1-F32", "B1", "oracle", "fail",
                 CheckSpec.Sel.all("M-decode-window1-F32"), null, "M-decode-b2-gqa-F32",
                 "a window of 1 must miss the unwindowed oracle"));
-        if (keyless) {
+        if (campaign) {
             keyless(cases, checks, "M", SinksData.dense(29_108, 1, 2, 1, 10, 4, 64, 2, true), 29_108);
         }
         List<Manifest.Entry> entries = new ArrayList<>();

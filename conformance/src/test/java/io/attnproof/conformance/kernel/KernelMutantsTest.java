@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * fails the same way, written with its reproducing command, which fails again when run.
  *
  * <p>The gated campaign ({@code -Dattnproof.kernel.mutants=true}) runs on the fixture with its keyless-row prefill
- * (tq 10 over tk 4, a -inf sink on head 0, and its control), which the default build leaves out to keep its time.
+ * (tq 10 over tk 4, a -inf sink on head 0) and an F32 prefill without sinks, each with its control, which the
+ * default build leaves out to keep its time.
  * Reached through the lane: fa2 84-87 and 92-94, Metal 100-105. Not reached: 95 (the launcher that clears a refused
  * launch's error and returns success). A launch the device refuses (grid.y = Hq past 65535) is a FAIL of its case for
  * the unmutated launcher as well (the lane reports the launch refusal it returns, issue 29: "launch-limit refusals are
@@ -113,26 +114,29 @@ class KernelMutantsTest {
         // keyless prefill's first block admits no key and loads none, its other blocks load one).
         "84-fa2-barrier-removed.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=race S6:oracle:K-varlen-w12-F16=race"
             + " B1:oracle:K-decode-b2-nosinks-BF16=race S1:control-oracle:K-prefill-window1-F32=race"
-            + " B6:degenerate:K-keyless-rows-neginf-sink-F32=race B6:control-degenerate:K-keyless-rows-live-F32=race",
+            + " B6:degenerate:K-keyless-rows-neginf-sink-F32=race B6:control-degenerate:K-keyless-rows-live-F32=race"
+            + " B6:oracle:K-prefill-no-sinks-F32=race B6:control-oracle:K-prefill-zero-sinks-F32=race",
         // The last key of every block's last tile is never loaded: wrong numbers, no fault (the keyless prefill's
-        // row 7 loses key 1; its control still misses the keyless oracle).
+        // row 7 loses key 1; the controls still miss the oracles they are held against).
         "85-fa2-tile-bound-off-by-one.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=oracle S6:oracle:K-varlen-w12-F16=oracle"
-            + " B1:oracle:K-decode-b2-nosinks-BF16=oracle B6:degenerate:K-keyless-rows-neginf-sink-F32=oracle",
+            + " B1:oracle:K-decode-b2-nosinks-BF16=oracle B6:degenerate:K-keyless-rows-neginf-sink-F32=oracle"
+            + " B6:oracle:K-prefill-no-sinks-F32=oracle",
         // sinks[b * Hq + h] in the dense kernel: batch 1 reads past the sinks; the varlen kernel is untouched, the
         // no-sinks decode passes a null sinks pointer, which the kernel never indexes, and the keyless prefill is B 1.
         "86-fa2-sink-indexed-by-batch-head.patch; 16; S1:oracle:K-prefill-b2-gqa-F32=out-of-bounds"
             + " S1:control-oracle:K-prefill-window1-F32=out-of-bounds",
         // The end-of-tile barrier inside the live branch: blocks with warps past q_len deadlock on their second tile
-        // (the keyless prefill and its control read one tile per block).
+        // (the keyless prefill, the no-sinks prefill and their controls read one tile per block).
         "87-fa2-barrier-moved-into-live-branch.patch; 33; S1:oracle:K-prefill-b2-gqa-F32=deadlock"
             + " S6:oracle:K-varlen-w12-F16=deadlock B1:oracle:K-decode-b2-nosinks-BF16=deadlock"
             + " S1:control-oracle:K-prefill-window1-F32=deadlock",
         // PER_LANE = D / 32: at D 80 (the varlen case) elements 64-79 are neither in the dot product nor written; the
         // other cases' head dims (64, 96, 128) are multiples of 32. The shrink keeps D 80 (64 passes).
         "92-fa2-elements-per-thread-d-over-32.patch; 16; S6:oracle:K-varlen-w12-F16=oracle",
-        // A null sinks pointer as sink logits 0 in the dense kernel: the no-sinks decode (every other case passes
-        // sinks; the varlen kernel is untouched).
-        "93-fa2-no-sinks-as-zero-logits.patch; 16; B1:oracle:K-decode-b2-nosinks-BF16=oracle",
+        // A null sinks pointer as sink logits 0 in the dense kernel: the F32 prefill without sinks now computes the
+        // zero-logit oracle. The BF16 decode without sinks (70 keys) passes: the zero-logit sink's weight there is
+        // under its BF16 limit. Every other case passes sinks; the varlen kernel is untouched.
+        "93-fa2-no-sinks-as-zero-logits.patch; 16; B6:oracle:K-prefill-no-sinks-F32=oracle",
         // The rescale without its -inf guard: head 0's keyless rows (no key, -inf sink) are NaN, never 0; no other
         // case has a row without a key.
         "94-fa2-keyless-row-nan-with-neg-inf-sink.patch; 16; B6:degenerate:K-keyless-rows-neginf-sink-F32=oracle",
