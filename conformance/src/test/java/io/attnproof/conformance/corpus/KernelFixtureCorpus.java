@@ -159,4 +159,21 @@ public final class KernelFixtureCorpus {
         checks.add(new CheckSpec("B6:control-degenerate:" + c, "B6", "degenerate", "fail", CheckSpec.Sel.all(c), null,
                 id, "rows that admit keys must miss the oracle whose keyless rows are exactly zero"));
     }
+
+    /**
+     * One decode whose launch the device refuses: Hq 65536 query heads, the fa2 launcher's grid.y, past CUDA's 65535
+     * (the campaign's probe of a launcher that drops the launch error).
+     */
+    public static List<String> writeGridLimit(Path dir) throws IOException {
+        SinksData x = SinksData.dense(29_007, 1, 65_536, 1, 1, 1, 64, 0, true);
+        CaseSpec c = x.toCase("K-grid-y-65536-F32", "B1", DType.F32, 29_007, "decode at Hq 65536: grid.y past 65535");
+        c.write(dir.resolve("cases").resolve(c.id()));
+        List<CheckSpec> checks = List.of(new CheckSpec("B1:oracle:" + c.id(), "B1", "oracle", "pass",
+                CheckSpec.Sel.all(c.id()), null, null, c.description()));
+        List<Manifest.Entry> entries = List.of(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
+                "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
+        Files.writeString(dir.resolve(Manifest.FILE), new Manifest(29, "kernel-fixture", entries, checks).toJson(),
+                StandardCharsets.UTF_8);
+        return List.of(c.id());
+    }
 }

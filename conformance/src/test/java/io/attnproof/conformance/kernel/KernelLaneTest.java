@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Claims F1 and F3 on the worked example, examples/kernels/cuda/fa2_sinks.cu with its adapter: the kernel lane judges
  * it through the corpus's own checks (cases outside the envelope SKIP with the reason, never PASS), and each curated
- * native mutant of the family (mutants/catalog/84-87) fails exactly the checks its bug reaches, as the fault or the
+ * native mutant of the family (mutants/catalog/84-87, 92-94; KernelMutantsTest) fails exactly the checks its bug reaches, as the fault or the
  * wrong numbers it causes, and is shrunk to a case of at most 2 heads and 16 keys that still fails the same way.
  */
 @Timeout(900)
