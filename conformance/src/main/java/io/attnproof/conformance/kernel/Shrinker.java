@@ -250,6 +250,7 @@ public final class Shrinker {
             c.add(s -> rows(s, n, true));
             c.add(s -> rows(s, n, false));
         }
+        c.add(Shrinker::oneKeylessRow);
         for (int n : new int[] {1, 2, 4, 8, 16, 32}) {
             c.add(s -> keys(s, n));
         }
@@ -331,11 +332,26 @@ public final class Shrinker {
             changed |= keep < tq;
             int from = last ? tq - keep : 0;
             int keys = last ? tk : tk - (tq - keep);
+            if (keys < 1) {
+                return null; // the first rows of a case with keyless rows: no key would be left
+            }
             q.add(slice(s.q().get(x), from, keep));
             k.add(slice(s.k().get(x), 0, keys));
             v.add(slice(s.v().get(x), 0, keys));
         }
         return changed ? new Shape(s.varlen(), s.dtype(), s.window(), s.sinks(), q, k, v, s.vIsK()) : null;
+    }
+
+    /**
+     * Drops the leading keyless rows of each dense sequence with more than one (tq > tk + 1) down to one: the last
+     * tk + 1 rows and every key, so that {@code rows(first)} can then cut rows and keys together.
+     */
+    private static Shape oneKeylessRow(Shape s) {
+        if (s.varlen()) {
+            return null;
+        }
+        int tq = s.q().getFirst()[0].length, tk = s.k().getFirst()[0].length;
+        return tq > tk + 1 ? rows(s, tk + 1, true) : null;
     }
 
     /** The last {@code n} keys of each sequence (at least its rows: every query needs its own key). */

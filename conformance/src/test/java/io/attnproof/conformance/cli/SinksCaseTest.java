@@ -64,6 +64,51 @@ class SinksCaseTest {
         }
     }
 
+    /**
+     * A dense case may have more query rows than keys (bottom-right alignment, kv_offset = tk - tq < 0): rows
+     * r < tq - tk admit no key and are zero, with a -inf sink (head 0) or a live one (head 1); the rows with keys are
+     * not. Control: one NaN in a keyless row fails the check.
+     */
+    @Test
+    void aDenseCaseWithMoreQueriesThanKeysRunsAndItsKeylessRowsAreZero() throws IOException {
+        Path d = Files.createDirectories(dir.resolve("keyless"));
+        java.util.SplittableRandom r = new java.util.SplittableRandom(29_200);
+        float[] q = new float[2 * 6 * 64];
+        float[] k = new float[2 * 64];
+        for (float[] x : new float[][] {q, k}) {
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) r.nextGaussian();
+            }
+        }
+        Npy.write(d.resolve("q.npy"), Npy.DType.F4, new int[] {1, 2, 6, 64}, q);
+        Npy.write(d.resolve("k.npy"), Npy.DType.F4, new int[] {1, 1, 2, 64}, k);
+        Npy.write(d.resolve("sinks.npy"), Npy.DType.F4, new int[] {2}, new float[] {Float.NEGATIVE_INFINITY, 0.5f});
+        Path c = d.resolve("case.json");
+        Files.writeString(c, "{\"description\": \"tq 6 over tk 2\", \"kind\": \"sinks\", \"q\": \"q.npy\", \"k\":"
+                + " \"k.npy\", \"sinks\": \"sinks.npy\", \"config\": {\"window\": 0, \"dtype\": \"F32\"}}\n",
+                StandardCharsets.UTF_8);
+        Path out = dir.resolve("keyless.npy");
+        Cli check = runThenCheck(c, out);
+        assertEquals(0, check.exit(), check.toString());
+        float[] o = Npy.read(out).data();
+        for (int h = 0; h < 2; h++) {
+            for (int row = 0; row < 6; row++) {
+                double max = 0;
+                for (int x = 0; x < 64; x++) {
+                    max = Math.max(max, Math.abs(o[(h * 6 + row) * 64 + x]));
+                }
+                assertEquals(row < 4, max == 0, "head " + h + " row " + row + ": max |output| " + max);
+            }
+        }
+        o[2 * 64] = Float.NaN; // head 0, row 2: keyless
+        Path nan = dir.resolve("keyless-nan.npy");
+        Npy.write(nan, Npy.DType.F4, new int[] {1, 2, 6, 64}, o);
+        Cli bad = Cli.run("check", "--case", c.toString(), "--actual", nan.toString());
+        assertEquals(1, bad.exit(), bad.toString());
+        assertTrue(bad.out().contains("1 NaN/inf positions differ from the oracle's, first at (b=0, h=0, r=2, c=0)"),
+                bad.toString());
+    }
+
     @Test
     void float64AndBigEndianOutputsAreReadAndNaNPositionsMustMatch() throws IOException {
         Path c = copy("S6-varlen-w0-F32");

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Claims F1 and F3 on the worked example, examples/kernels/cuda/fa2_sinks.cu with its adapter: the kernel lane judges
  * it through the corpus's own checks (cases outside the envelope SKIP with the reason, never PASS), and each curated
- * native mutant of the family (mutants/catalog/84-87) fails exactly the checks its bug reaches, as the fault or the
+ * native mutant of the family (mutants/catalog/84-87, 92-94; KernelMutantsTest) fails exactly the checks its bug reaches, as the fault or the
  * wrong numbers it causes, and is shrunk to a case of at most 2 heads and 16 keys that still fails the same way.
  */
 @Timeout(900)
@@ -51,8 +51,13 @@ class KernelLaneTest {
     }
 
     static Cli kernel(Path adapter, Path out, String... more) {
+        return kernelOn(corpus, adapter, out, more);
+    }
+
+    /** {@code attnproof kernel} on the corpus in {@code dir}, its evidence into OUT/evidence. */
+    static Cli kernelOn(Path dir, Path adapter, Path out, String... more) {
         List<String> a = new ArrayList<>(List.of("kernel", "--adapter", adapter.toString(), "--corpus",
-                corpus.toString(), "--out", out.toString(), "--evidence-out", out.resolve("evidence").toString()));
+                dir.toString(), "--out", out.toString(), "--evidence-out", out.resolve("evidence").toString()));
         a.addAll(List.of(more));
         return Cli.run(a.toArray(String[]::new));
     }
