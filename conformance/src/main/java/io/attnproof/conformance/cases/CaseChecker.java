@@ -71,12 +71,20 @@ public final class CaseChecker {
             return !Double.isNaN(contractLimit);
         }
 
-        /** The verdict line: {@code PASS max_abs_err ... <= limit ... (margin ...x) at (b=.., h=.., r=.., c=..) ...}. */
+        /**
+         * The verdict line: {@code PASS max_abs_err ... <= limit ... (margin ...x) at (b=.., h=.., r=.., c=..) ...},
+         * then the NaN/inf positions that differ from the oracle's when there are any (the error is taken over the
+         * positions where both are finite, so an output NaN everywhere would otherwise read as exact).
+         */
         public String line() {
             String m = marginText(margin());
-            return String.format(Locale.ROOT, "%s  max_abs_err %s %s limit %s (margin %s) at %s: actual %s, oracle %s",
-                    passed ? "PASS" : "FAIL", num(maxAbsErr), maxAbsErr <= limit ? "<=" : ">", num(limit), m,
-                    worst == null ? "(empty output)" : worst.toString(), full(actualAtWorst), full(oracleAtWorst));
+            String at = worst != null ? worst.toString()
+                    : nonFiniteMismatches > 0 ? "(no position where both are finite)" : "(empty output)";
+            String line = String.format(Locale.ROOT, "%s  max_abs_err %s %s limit %s (margin %s) at %s: actual %s,"
+                    + " oracle %s", passed ? "PASS" : "FAIL", num(maxAbsErr), maxAbsErr <= limit ? "<=" : ">",
+                    num(limit), m, at, full(actualAtWorst), full(oracleAtWorst));
+            return nonFiniteMismatches == 0 ? line : line + "; " + nonFiniteMismatches
+                    + " NaN/inf positions differ from the oracle's, first at " + firstNonFinite;
         }
 
         /** How the limit was formed. */

@@ -130,6 +130,18 @@ class SinksCaseTest {
         assertEquals(1, check.exit(), check.toString());
         assertTrue(check.out().contains("1 NaN/inf positions differ from the oracle's, first at (b=0, h=0, r=0, c=5)"),
                 check.toString());
+        // NaN everywhere: no position where both are finite, so the error over them is 0; the verdict line says so and
+        // counts the positions, never "exact".
+        float[] allNaN = new float[nan.length];
+        java.util.Arrays.fill(allNaN, Float.NaN);
+        Path o2 = dir.resolve("all-nan.npy");
+        Npy.write(o2, Npy.DType.F4, a.shape(), allNaN);
+        Cli all = Cli.run("check", "--case", c.toString(), "--actual", o2.toString());
+        assertEquals(1, all.exit(), all.toString());
+        String verdict = all.out().lines().filter(l -> l.startsWith("check: ")).findFirst().orElseThrow();
+        assertTrue(verdict.startsWith("check: FAIL  max_abs_err 0.000e+00") && verdict.contains(
+                "at (no position where both are finite)") && verdict.endsWith(allNaN.length
+                + " NaN/inf positions differ from the oracle's, first at (b=0, h=0, r=0, c=0)"), verdict);
     }
 
     @Test
