@@ -104,9 +104,11 @@ final class NativeBuild {
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
             pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
-            if (!emulator) {
-                // A kernel mutant's lane at -O0: under half the compile time, the -O2 lane's bits on the claim
-                // inputs (OptLevelBitsTest). An emulator mutant's libraries keep the normal build's level.
+            if (!emulator || !m.claims().contains("N5")) {
+                // At -O0 (clang++ where installed, native/emu/cxx.sh): a fraction of the compile time, the -O2
+                // lanes' bits on the claim inputs (OptLevelBitsTest). An emulator mutant of N5 keeps the normal
+                // build's level: N5 holds the checked lanes to the normal build's plain ones, and a flag such as
+                // FMA contraction changes bits only where the optimiser acts.
                 pb.environment().put("ATTNPROOF_EMU_OPT", "0");
             }
             Path log = dir.resolve("build.log");
