@@ -72,6 +72,11 @@ public final class PatchParser {
      * threads interleave (a race), so that two campaigns compare its verdict, not its counts.
      */
     public static final String INTERLEAVING = "interleaving";
+    /**
+     * The optional header key, at most once: {@code detects}, the emulator detection paths an emulator or kernel
+     * mutant proves (comma-separated keys); read by the ledger (io.attnproof.ledger.DetectionPaths), not the runner.
+     */
+    public static final String DETECTS = "detects";
 
     private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
     private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
@@ -104,9 +109,11 @@ public final class PatchParser {
                         + "\" (the header is '# key: value' lines, keys " + KEYS + ")");
             }
             Matcher m = HEADER.matcher(trimmed);
-            if (!m.matches() || !(KEYS.contains(m.group(1)) || m.group(1).equals(INTERLEAVING))) {
+            if (!m.matches() || !(KEYS.contains(m.group(1)) || m.group(1).equals(INTERLEAVING)
+                    || m.group(1).equals(DETECTS))) {
                 throw new PatchFormatException(file, i + 1, "header line \"" + abbreviate(line)
-                        + "\" must be '# key: value' with key one of " + KEYS + " or " + INTERLEAVING);
+                        + "\" must be '# key: value' with key one of " + KEYS + ", " + INTERLEAVING + " or "
+                        + DETECTS);
             }
             String key = m.group(1);
             if (header.containsKey(key)) {

@@ -70,7 +70,10 @@ class PatchParserTest {
         assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
                 + DIFF));
         assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
-                + " [id, claims, breaks, origin] or interleaving", message("07-x.patch", ok + "# author: me\n" + DIFF));
+                + " [id, claims, breaks, origin], interleaving or detects",
+                message("07-x.patch", ok + "# author: me\n" + DIFF));
+        assertEquals("07-x.patch:6: '# detects:' given twice (first on line 5)", message("07-x.patch",
+                ok + "# detects: a\n# detects: b\n" + DIFF));
         assertEquals("07-x.patch:6: '# interleaving:' given twice (first on line 5)", message("07-x.patch",
                 ok + "# interleaving: a\n# interleaving: b\n" + DIFF));
         assertEquals("07-x.patch:5: unexpected text before the diff: \"some prose\" (the header is '# key: value'"
