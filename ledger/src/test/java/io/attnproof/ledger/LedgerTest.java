@@ -245,6 +245,21 @@ class LedgerTest {
         assertNull(none.r8());
     }
 
+    /** A line whose recorded verdict contradicts its numbers fails the row and the summary, even with no FAIL row. */
+    @Test
+    void anInconsistentRowCountsAsAFailureInTheSummary() throws IOException {
+        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
+        Files.writeString(evidence.resolve("A.jsonl"), """
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"1"}
+                {"claim":"U2","backend":"cpu","kind":"check","metric":"max_abs_err","value":3.0,"cmp":"<=","limit":2.0,"passed":true,"test":"A#b","run":"1"}
+                """);
+        Ledger l = Ledger.build(dir, List.of());
+        assertEquals(1, l.count(ClaimRow.Status.INCONSISTENT));
+        assertEquals(1, l.exitStatus());
+        assertTrue(l.summaryLine().startsWith("2 claims × backends: 1 FAIL (U2 cpu), 1 PASS, 0 SKIP; 2 evidence lines;"),
+                l.summaryLine());
+    }
+
     @Test
     void anAllPassingLedgerSaysSo() throws IOException {
         Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
