@@ -34,6 +34,19 @@ class PitReportTest {
         Files.writeString(csv, String.join(",", PitReport.TRIAGE_COLUMNS) + "\n" + String.join("\n", rows) + "\n");
     }
 
+    /** Timed-out mutations are counted (they are kills); classes with untriaged mutations come first, then by name. */
+    @Test
+    void timedOutMutationsAreCountedAndClassesWithUntriagedMutationsComeFirst() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,"
+                + "changed conditional boundary,equivalent,same bits");
+        PitReport p = PitReport.read(xml, dir.resolve(PitReport.TRIAGE));
+        assertEquals(1, p.timedOut());
+        assertEquals(10, p.mutations());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
+                List.copyOf(p.byClass().keySet()), "Device (1 untriaged) before UnionMaskMemo (0), against name order");
+    }
+
     @Test
     void withoutTriageEveryOpenMutationIsFlagged() throws IOException {
         PitReport p = PitReport.read(report());
