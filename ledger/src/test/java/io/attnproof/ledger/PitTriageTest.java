@@ -78,6 +78,25 @@ class PitTriageTest {
         assertEquals(1, run(new StringBuilder(), "check", xml.toString(), rows.toString()));
     }
 
+    /** The summary command writes its file and says where; bad input exits 2 with the reason or the usage. */
+    @Test
+    void theSummaryCommandWritesItsFileAndBadInputExitsTwo() throws IOException {
+        Path xml = xml();
+        Path out = dir.resolve("summary.json");
+        StringBuilder printed = new StringBuilder();
+        assertEquals(0, run(printed, "summary", xml.toString(), out.toString()));
+        assertEquals("pit summary: " + PitReport.read(xml, null).summary() + " -> " + out + "\n", printed.toString());
+        assertTrue(Files.readString(out).contains("\"mutations\" : 10"), Files.readString(out));
+        StringBuilder usage = new StringBuilder();
+        assertEquals(2, run(usage, "summarise", xml.toString(), out.toString()));
+        assertTrue(usage.toString().startsWith("usage: PitTriage check MUTATIONS.xml TRIAGE.csv [--partial]"),
+                usage.toString());
+        StringBuilder bad = new StringBuilder();
+        Path notXml = Files.writeString(dir.resolve("bad.xml"), "not xml");
+        assertEquals(2, run(bad, "summary", notXml.toString(), out.toString()));
+        assertTrue(bad.toString().startsWith("pit triage: "), bad.toString());
+    }
+
     /**
      * Why each row fails, in the check's own words: a killed-now row whose mutation still lives, an equivalent row of
      * a killed mutation, a row naming no mutation, and a partial run still judging the classes it mutated.
