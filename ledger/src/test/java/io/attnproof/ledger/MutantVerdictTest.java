@@ -67,6 +67,13 @@ class MutantVerdictTest {
     }
 
     @Test
+    void aClaimsCuratedKillIsFlaggedBelowTwoOrWithoutAMargin() {
+        assertFalse(new ClaimMutants.Curated("a", 2.0, true, null).flagged(), "exactly 2x is not below 2x");
+        assertTrue(new ClaimMutants.Curated("a", 1.99, true, null).flagged());
+        assertTrue(new ClaimMutants.Curated("a", Double.NaN, false, null).flagged());
+    }
+
+    @Test
     void theKillMatrixKeepsEachClaimsStrongestLineAndAClaimHasTeethAtTwo() {
         MutantReport r = new MutantReport(dir.resolve("results.json"), List.of(
                 mutant("18-a", "killed", List.of("U1"), line("U1", "check", "weak", false, 3.0),
