@@ -71,6 +71,18 @@ class EvidenceScanTest {
                 line(head + "\"value\":0.36,\"cmp\":\"<=\",\"limit\":0.37,\"passed\":true,\"test\":\"T#lt\",\"run\":\"1\"}"))));
     }
 
+    /** A lower bound (>= or >) at -Infinity cannot fail, whichever of the two it is. */
+    @Test
+    void aLowerBoundAtMinusInfinityCannotFail() {
+        String head = "{\"claim\":\"U5\",\"backend\":\"cpu\",\"kind\":\"check\",\"metric\":\"m\",\"value\":1,";
+        for (String cmp : List.of(">=", ">")) {
+            List<String> found = EvidenceScan.findings(List.of(line(head + "\"cmp\":\"" + cmp
+                    + "\",\"limit\":\"-Infinity\",\"passed\":true,\"test\":\"T#x\",\"run\":\"1\"}")));
+            assertEquals(1, found.size(), cmp + ": " + found);
+            assertTrue(found.get(0).contains("limit -Infinity with " + cmp + " cannot fail"), found.get(0));
+        }
+    }
+
     /** The evidence of the build that ran before this module's tests (the reactor's earlier modules). */
     @Test
     void thisBuildsEvidenceHoldsNoLineThatCannotFail() {

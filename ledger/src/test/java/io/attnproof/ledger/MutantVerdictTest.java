@@ -93,6 +93,10 @@ class MutantVerdictTest {
         assertEquals("<18-a 7.00×>, <20-c 1.50× ⚑>", r.killCells(new java.util.TreeMap<>(Map.of("18-a", 7.0,
                 "20-c", 1.5)), s -> "<" + s + ">", s -> "link"),
                 "a cell per mutant with its margin, ⚑ below 2×, escaped; no link without a source line");
+        MutantReport linked = new MutantReport(dir.resolve("results.json"), List.of(new MutantReport.Mutant("21-d",
+                List.of("U1"), "b", "o", "killed", List.of(), List.of(), 1.0, "p", "x/Y.java:3", "n", List.of())));
+        assertEquals("21-d 2.00× <x/Y.java:3>", linked.killCells(Map.of("21-d", 2.0), s -> s, s -> "<" + s + ">"),
+                "exactly 2× is not flagged; a mutant with a source line links it");
         assertEquals("", r.killCells(Map.of(), s -> s, s -> "x"));
     }
 
@@ -121,5 +125,7 @@ class MutantVerdictTest {
         assertEquals(1.25, r.mutants().get(0).seconds());
         assertEquals("survived", r.mutants().get(0).status(), "statuses are read case-blind");
         assertEquals("no patch at mutants/catalog/18-a.patch", r.mutants().get(0).sourceNote());
+        Files.writeString(file, "[{\"id\":\"1-a\",\"status\":\"killed\"}]", StandardCharsets.UTF_8);
+        assertTrue(Double.isNaN(MutantReport.read(file, dir).mutants().get(0).seconds()), "no seconds: NaN, not 0");
     }
 }
