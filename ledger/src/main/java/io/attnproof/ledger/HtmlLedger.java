@@ -116,6 +116,17 @@ final class HtmlLedger {
                         .append(l.mutants().killCells(cells, Fmt::html, Fmt::sourceHtml)).append("</td></tr>\n");
             }
             h.append("</tbody>\n</table>\n");
+            List<String> unproven = DetectionPaths.unproven(l.mutants());
+            h.append("<h3 id=\"detection-paths\">Native detection paths (what PIT cannot reach)</h3>\n<p>Paths no killed"
+                    + " curated mutant proves: ").append(Fmt.html(unproven.isEmpty() ? "none" : String.join(", ", unproven)))
+                    .append("</p>\n<table id=\"detection-paths-table\">\n<thead><tr><th>path</th><th>checker</th>"
+                            + "<th>what it detects</th><th>curated mutants (status)</th><th>proven</th></tr></thead>\n"
+                            + "<tbody>\n");
+            DetectionPaths.byPath(l.mutants()).forEach((p, ms) -> h.append("<tr><td>").append(Fmt.html(p.key()))
+                    .append("</td><td>").append(Fmt.html(p.checker())).append("</td><td>").append(Fmt.html(p.what()))
+                    .append("</td><td>").append(Fmt.html(DetectionPaths.cell(ms))).append("</td><td class=\"flag\">")
+                    .append(DetectionPaths.proven(ms) ? "yes" : "⚑ no").append("</td></tr>\n"));
+            h.append("</tbody>\n</table>\n");
         }
 
         h.append("<h2 id=\"pit\">PIT</h2>\n<p>").append(Fmt.html(l.pitNote())).append("</p>\n");

@@ -111,6 +111,7 @@ final class JsonLedger {
             row.put("claims", m.claims());
             row.put("breaks", m.breaks());
             row.put("origin", m.origin());
+            row.put("detects", m.detects());
             row.put("patch", m.patch());
             row.put("source", m.source());
             if (m.source() == null) {
@@ -147,6 +148,18 @@ final class JsonLedger {
         out.put("mutants", rows);
         out.put("kill_matrix", l.mutants().killMatrix());
         out.put("claims_without_teeth", l.mutants().claimsWithoutTeeth());
+        List<Object> paths = new ArrayList<>();
+        DetectionPaths.byPath(l.mutants()).forEach((p, ms) -> {
+            Map<String, Object> pm = new LinkedHashMap<>();
+            pm.put("path", p.key());
+            pm.put("checker", p.checker());
+            pm.put("what", p.what());
+            pm.put("mutants", ms.stream().map(MutantReport.Mutant::id).toList());
+            pm.put("proven", DetectionPaths.proven(ms));
+            paths.add(pm);
+        });
+        out.put("detection_paths", paths);
+        out.put("detection_paths_unproven", DetectionPaths.unproven(l.mutants()));
         return out;
     }
 

@@ -89,6 +89,7 @@ final class MarkdownLedger {
                         .append(" |\n");
             }
             md.append('\n');
+            md.append(detectionPaths(l.mutants()));
         }
         md.append("## PIT\n\n").append(Fmt.md(l.pitNote())).append("\n\n");
         if (l.pit() != null) {
@@ -238,6 +239,20 @@ final class MarkdownLedger {
     private static String verdictMd(PitReport.Open o) {
         return o.triaged() ? "**" + Fmt.md(o.verdict()) + "**: " + Fmt.md(o.reason())
                 : o.verdict() == null ? "**untriaged**" : "**untriaged** (triaged killed-now, still " + o.status() + ")";
+    }
+
+    /** The emulator's detection paths, each with the curated mutants that name it (⚑ where none was killed). */
+    static String detectionPaths(MutantReport mutants) {
+        List<String> unproven = DetectionPaths.unproven(mutants);
+        StringBuilder md = new StringBuilder("### Native detection paths (what PIT cannot reach)\n\n")
+                .append("Paths no killed curated mutant proves: ")
+                .append(unproven.isEmpty() ? "none" : Fmt.md(String.join(", ", unproven))).append("\n\n")
+                .append("| path | checker | what it detects | curated mutants (status) | proven |\n|---|---|---|---|---|\n");
+        DetectionPaths.byPath(mutants).forEach((p, ms) -> md.append("| ").append(Fmt.md(p.key())).append(" | ")
+                .append(Fmt.md(p.checker())).append(" | ").append(Fmt.md(p.what())).append(" | ")
+                .append(Fmt.md(DetectionPaths.cell(ms))).append(" | ")
+                .append(DetectionPaths.proven(ms) ? "yes" : "⚑ no").append(" |\n"));
+        return md.append('\n').toString();
     }
 
     /** A curated mutant's source cell: the link, or why there is none. */

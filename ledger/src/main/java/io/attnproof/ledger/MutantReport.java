@@ -54,11 +54,12 @@ public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun)
     /**
      * One curated mutant's result; {@code patch} is its patch file relative to the repository root, {@code source}
      * the first line it changes ({@link PatchLine}: {@code path:line} relative to the root), null when the patch
-     * could not be read ({@code sourceNote} says why).
+     * could not be read ({@code sourceNote} says why); {@code detects} the emulator detection paths its catalog header
+     * names ({@code # detects:}, {@link DetectionPaths}), empty for most mutants.
      */
     public record Mutant(String id, List<String> claims, String breaks, String origin, String status,
             List<Killer> killers, List<Value> values, double seconds, String patch, String source,
-            String sourceNote) {
+            String sourceNote, List<String> detects) {
 
         public boolean killed() {
             return status.equals("killed");
@@ -284,20 +285,55 @@ public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun)
         }
         String source = null;
         String sourceNote;
+        List<String> detects = List.of();
         Path patchFile = root.resolve(patch);
         if (!Files.isRegularFile(patchFile)) {
             sourceNote = "no patch at " + patch;
         } else {
+            List<String> header = null;
             try {
                 source = PatchLine.of(patchFile, root);
                 sourceNote = "first changed line of " + patch;
+                header = Files.readAllLines(patchFile, StandardCharsets.UTF_8);
             } catch (IOException | IllegalArgumentException e) {
                 sourceNote = "patch unreadable: " + e.getMessage();
             }
+            if (header != null) {
+                detects = detects(header, patch);
+            }
         }
         return new Mutant(id, List.copyOf(claims), string(m, "breaks", false), string(m, "origin", false), status,
-                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")), patch, source, sourceNote);
+                List.copyOf(killers), List.copyOf(values), number(m.get("seconds")), patch, source, sourceNote,
+                detects);
     }
+
+    /**
+     * The detection paths of a patch's {@code # detects: key, key} header line (before the diff), each a key of
+     * {@link DetectionPaths#ALL}; none when the header has no such line.
+     *
+     * @throws IllegalArgumentException naming the patch and the key for a key that names no path
+     */
+    static List<String> detects(List<String> lines, String patch) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith("diff --git ") || line.startsWith("--- ")) {
+                break;
+            }
+            java.util.regex.Matcher h = DETECTS.matcher(line.strip());
+            if (h.matches()) {
+                for (String key : h.group(1).split(",", -1)) {
+                    try {
+                        out.add(DetectionPaths.of(key.strip()).key());
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException(patch + ": " + e.getMessage(), e);
+                    }
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static final java.util.regex.Pattern DETECTS = java.util.regex.Pattern.compile("#\\s*detects\\s*:(.*)");
 
     private static Side side(Object o) {
         if (!(o instanceof Map<?, ?> s)) {

@@ -54,6 +54,35 @@ class EvidenceScanTest {
         assertEquals(List.of(), EvidenceScan.findings(good));
     }
 
+    /**
+     * "Equal by construction" flags a non-integral value equal to its limit under an inequality only: never an
+     * equality check (equal is its pass), an integral count at its bar, or a value short of its limit.
+     */
+    @Test
+    void equalByConstructionIsOnlyANonIntegralValueAtItsLimitUnderAnInequality() {
+        String head = "{\"claim\":\"U5\",\"backend\":\"cpu\",\"kind\":\"check\",\"metric\":\"m\",";
+        List<String> flagged = EvidenceScan.findings(List.of(
+                line(head + "\"value\":0.37,\"cmp\":\">=\",\"limit\":0.37,\"passed\":true,\"test\":\"T#ge\",\"run\":\"1\"}")));
+        assertEquals(1, flagged.size(), flagged.toString());
+        assertTrue(flagged.get(0).contains("T#ge") && flagged.get(0).contains("by construction"), flagged.get(0));
+        assertEquals(List.of(), EvidenceScan.findings(List.of(
+                line(head + "\"value\":0.37,\"cmp\":\"==\",\"limit\":0.37,\"passed\":true,\"test\":\"T#eq\",\"run\":\"1\"}"),
+                line(head + "\"value\":2,\"cmp\":\"<=\",\"limit\":2,\"passed\":true,\"test\":\"T#int\",\"run\":\"1\"}"),
+                line(head + "\"value\":0.36,\"cmp\":\"<=\",\"limit\":0.37,\"passed\":true,\"test\":\"T#lt\",\"run\":\"1\"}"))));
+    }
+
+    /** A lower bound (>= or >) at -Infinity cannot fail, whichever of the two it is. */
+    @Test
+    void aLowerBoundAtMinusInfinityCannotFail() {
+        String head = "{\"claim\":\"U5\",\"backend\":\"cpu\",\"kind\":\"check\",\"metric\":\"m\",\"value\":1,";
+        for (String cmp : List.of(">=", ">")) {
+            List<String> found = EvidenceScan.findings(List.of(line(head + "\"cmp\":\"" + cmp
+                    + "\",\"limit\":\"-Infinity\",\"passed\":true,\"test\":\"T#x\",\"run\":\"1\"}")));
+            assertEquals(1, found.size(), cmp + ": " + found);
+            assertTrue(found.get(0).contains("limit -Infinity with " + cmp + " cannot fail"), found.get(0));
+        }
+    }
+
     /** The evidence of the build that ran before this module's tests (the reactor's earlier modules). */
     @Test
     void thisBuildsEvidenceHoldsNoLineThatCannotFail() {

@@ -264,6 +264,42 @@ class LedgerTest {
         assertNull(none.r8());
     }
 
+    /**
+     * Only the latest run counts: a line without a run id is stale, never the latest; each line keeps its file and
+     * line number (blank lines counted), files read in name order.
+     */
+    @Test
+    void aLineWithoutARunIdIsStaleAndEveryLineKeepsItsSource() throws IOException {
+        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
+        Files.writeString(evidence.resolve("B.jsonl"), """
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"b","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"B#b","run":"2"}
+                """);
+        Files.writeString(evidence.resolve("A.jsonl"), """
+
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"a","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"2"}
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"old","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#o"}
+                """);
+        Ledger l = Ledger.build(dir, List.of());
+        assertEquals(List.of("a", "b"), l.lines().stream().map(EvidenceLine::metric).toList());
+        assertEquals(List.of("old"), l.stale().stream().map(EvidenceLine::metric).toList());
+        assertTrue(l.lines().get(0).source().endsWith("A.jsonl:2"), l.lines().get(0).source());
+    }
+
+    /** A line whose recorded verdict contradicts its numbers fails the row and the summary, even with no FAIL row. */
+    @Test
+    void anInconsistentRowCountsAsAFailureInTheSummary() throws IOException {
+        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
+        Files.writeString(evidence.resolve("A.jsonl"), """
+                {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"1"}
+                {"claim":"U2","backend":"cpu","kind":"check","metric":"max_abs_err","value":3.0,"cmp":"<=","limit":2.0,"passed":true,"test":"A#b","run":"1"}
+                """);
+        Ledger l = Ledger.build(dir, List.of());
+        assertEquals(1, l.count(ClaimRow.Status.INCONSISTENT));
+        assertEquals(1, l.exitStatus());
+        assertTrue(l.summaryLine().startsWith("2 claims × backends: 1 FAIL (U2 cpu), 1 PASS, 0 SKIP; 2 evidence lines;"),
+                l.summaryLine());
+    }
+
     @Test
     void anAllPassingLedgerSaysSo() throws IOException {
         Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));

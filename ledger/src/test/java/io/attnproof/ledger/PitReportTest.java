@@ -34,6 +34,40 @@ class PitReportTest {
         Files.writeString(csv, String.join(",", PitReport.TRIAGE_COLUMNS) + "\n" + String.join("\n", rows) + "\n");
     }
 
+    /**
+     * The triage is found only for a report at a module's own path (ROOT/pit/triage.csv), never for a report
+     * elsewhere; a report declaring entities in a DTD is refused, not expanded.
+     */
+    @Test
+    void theTriageIsFoundOnlyBesideAModulesReportAndADtdIsRefused() throws IOException {
+        triage();
+        Path inModule = dir.resolve("ledger/target/pit-reports/mutations.xml");
+        Files.createDirectories(inModule.getParent());
+        assertEquals(dir.resolve(PitReport.TRIAGE).toAbsolutePath().normalize(), PitReport.findTriage(inModule));
+        assertNull(PitReport.findTriage(dir.resolve("pit-reports/mutations.xml")), "not a module's report");
+        Path dtd = dir.resolve("dtd.xml");
+        Files.writeString(dtd, "<?xml version=\"1.0\"?><!DOCTYPE mutations [<!ENTITY e \"expanded\">]>"
+                + "<mutations><mutation detected='false' status='SURVIVED' numberOfTestsRun='1'><sourceFile>A.java"
+                + "</sourceFile><mutatedClass>io.attnproof.attention.A</mutatedClass><mutatedMethod>m</mutatedMethod>"
+                + "<methodDescription>()V</methodDescription><lineNumber>1</lineNumber><mutator>M</mutator><indexes>"
+                + "<index>1</index></indexes><blocks><block>0</block></blocks><killingTest/><description>&e;"
+                + "</description></mutation></mutations>");
+        assertThrows(IllegalArgumentException.class, () -> PitReport.read(dtd, null));
+    }
+
+    /** Timed-out mutations are counted (they are kills); classes with untriaged mutations come first, then by name. */
+    @Test
+    void timedOutMutationsAreCountedAndClassesWithUntriagedMutationsComeFirst() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,"
+                + "changed conditional boundary,equivalent,same bits");
+        PitReport p = PitReport.read(xml, dir.resolve(PitReport.TRIAGE));
+        assertEquals(1, p.timedOut());
+        assertEquals(10, p.mutations());
+        assertEquals(List.of("io.attnproof.attention.tensor.Device", "io.attnproof.attention.mask.UnionMaskMemo"),
+                List.copyOf(p.byClass().keySet()), "Device (1 untriaged) before UnionMaskMemo (0), against name order");
+    }
+
     @Test
     void withoutTriageEveryOpenMutationIsFlagged() throws IOException {
         PitReport p = PitReport.read(report());

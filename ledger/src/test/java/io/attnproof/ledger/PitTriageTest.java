@@ -1,6 +1,7 @@
 package io.attnproof.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.fixtures.json.JsonTrees;
@@ -75,6 +76,63 @@ class PitTriageTest {
         Path rows = triage(MEMO, DEVICE, otherClass);
         assertEquals(0, run(partial, "check", xml.toString(), rows.toString(), "--partial"), partial.toString());
         assertEquals(1, run(new StringBuilder(), "check", xml.toString(), rows.toString()));
+    }
+
+    /** The summary command writes its file and says where; bad input exits 2 with the reason or the usage. */
+    @Test
+    void theSummaryCommandWritesItsFileAndBadInputExitsTwo() throws IOException {
+        Path xml = xml();
+        Path out = dir.resolve("summary.json");
+        StringBuilder printed = new StringBuilder();
+        assertEquals(0, run(printed, "summary", xml.toString(), out.toString()));
+        assertEquals("pit summary: " + PitReport.read(xml, null).summary() + " -> " + out + "\n", printed.toString());
+        assertTrue(Files.readString(out).contains("\"mutations\" : 10"), Files.readString(out));
+        StringBuilder usage = new StringBuilder();
+        assertEquals(2, run(usage, "summarise", xml.toString(), out.toString()));
+        assertTrue(usage.toString().startsWith("usage: PitTriage check MUTATIONS.xml TRIAGE.csv [--partial]"),
+                usage.toString());
+        StringBuilder bad = new StringBuilder();
+        Path notXml = Files.writeString(dir.resolve("bad.xml"), "not xml");
+        assertEquals(2, run(bad, "summary", notXml.toString(), out.toString()));
+        assertTrue(bad.toString().startsWith("pit triage: "), bad.toString());
+    }
+
+    /**
+     * Why each row fails, in the check's own words: a killed-now row whose mutation still lives, an equivalent row of
+     * a killed mutation, a row naming no mutation, and a partial run still judging the classes it mutated.
+     */
+    @Test
+    void theCheckNamesWhyEachRowFailsAndAPartialRunJudgesTheClassesItMutated() throws IOException {
+        Path xml = xml();
+        String memoKilledNow = "io.attnproof.attention.mask.UnionMaskMemo,get,()V,ConditionalsBoundaryMutator,3,"
+                + "changed conditional boundary,killed-now,UnionMaskMemoTest";
+        StringBuilder still = new StringBuilder();
+        Path rows = triage(memoKilledNow);
+        assertEquals(1, run(still, "check", xml.toString(), rows.toString()));
+        String out = still.toString();
+        assertTrue(out.contains("UnionMaskMemo.get()V ConditionalsBoundaryMutator #3 (SURVIVED) — changed conditional"
+                + " boundary: triaged killed-now, but it is still SURVIVED\n"), out);
+        assertTrue(out.contains("Device.metal()V NullReturnValsMutator #1 (NO_COVERAGE) — replaced return value with"
+                + " null\n"), "an untriaged mutation claims no triage: " + out);
+        PitReport report = PitReport.read(xml, rows);
+        assertTrue(out.contains(report.summary() + "\n" + report.triageNote() + "\n"), out);
+
+        String killedEquivalent = "io.attnproof.attention.tensor.Tensor,cat,()V,IncrementsMutator,1,"
+                + "Changed increment from 1 to -1,equivalent,no test can tell";
+        String gone = "io.attnproof.attention.tensor.Tensor,cat,()V,IncrementsMutator,7,Changed increment from 1 to -1,"
+                + "killed-now,TensorTest";
+        StringBuilder stale = new StringBuilder();
+        Path staleRows = triage(MEMO, DEVICE, killedEquivalent, gone);
+        assertEquals(1, run(stale, "check", xml.toString(), staleRows.toString(), "--partial"));
+        out = stale.toString();
+        assertTrue(out.contains("pit stale row: io.attnproof.attention.tensor.Tensor.cat()V IncrementsMutator #1 —"
+                + " Changed increment from 1 to -1 (equivalent): no such mutation open in "), out);
+        assertTrue(out.contains("pit stale row: io.attnproof.attention.tensor.Tensor.cat()V IncrementsMutator #7 —"
+                + " Changed increment from 1 to -1 (killed-now): no such mutation in "), out);
+        assertTrue(out.contains(" (partial run: 2 stale among the 7 classes it mutated)\n"), out);
+        StringBuilder whole = new StringBuilder();
+        assertEquals(1, run(whole, "check", xml.toString(), staleRows.toString()));
+        assertFalse(whole.toString().contains("partial run"), whole.toString());
     }
 
     @Test

@@ -75,12 +75,18 @@ public final class PatchParser {
     /**
      * The optional header key, at most once: {@code tier: sweep} puts a mutant in the sweep tier, run by the campaigns
      * workflow and {@code -Dmutants.tier=all} but not by every {@code mvn verify}; without it a mutant is in the
-     * default tier. {@code CatalogTiersTest} keeps every (claim, lane) pair of the catalog in the default tier.
+     * default tier. {@code CatalogTiersTest} keeps every (claim, lane) pair and every detection path of the catalog in
+     * the default tier.
      */
     public static final String TIER = "tier";
     /** The one value of {@link #TIER}. */
     public static final String SWEEP = "sweep";
-    private static final List<String> OPTIONAL = List.of(INTERLEAVING, TIER);
+    /**
+     * The optional header key, at most once: {@code detects}, the emulator detection paths an emulator or kernel
+     * mutant proves (comma-separated keys); read by the ledger (io.attnproof.ledger.DetectionPaths), not the runner.
+     */
+    public static final String DETECTS = "detects";
+    private static final List<String> OPTIONAL = List.of(INTERLEAVING, TIER, DETECTS);
 
     private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
     private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");

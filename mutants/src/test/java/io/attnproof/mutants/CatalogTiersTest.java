@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The default tier (what every {@code mvn verify} runs) keeps the catalog's reach: every (claim, lane) pair that some
- * curated mutant proves is proved by a default-tier one, so the sweep tier only adds other bugs of a pair already
- * covered. A lane is where the mutant's code runs: a native lane, or the Java source root it patches.
+ * curated mutant proves, and every emulator detection path one names ({@code # detects:}), is proved by a
+ * default-tier one, so the sweep tier only adds other bugs of a pair already covered. A lane is where the mutant's
+ * code runs: a native lane, or the Java source root it patches.
  */
 class CatalogTiersTest {
     static final Path CATALOG = Path.of(System.getProperty("mutants.catalog", "catalog"));
@@ -25,12 +26,20 @@ class CatalogTiersTest {
         return nativeLane != null ? nativeLane : PatchParser.javaRoot(m.files().getFirst().path());
     }
 
-    /** Each (claim, lane) pair of {@code mutants} with the ids proving it. */
-    static Map<String, Set<String>> pairs(List<Mutant> mutants) {
+    /** Each (claim, lane) pair and each detection path of {@code mutants} with the ids proving it. */
+    static Map<String, Set<String>> pairs(List<Mutant> mutants) throws java.io.IOException {
         Map<String, Set<String>> out = new TreeMap<>();
         for (Mutant m : mutants) {
             for (String c : m.claims()) {
                 out.computeIfAbsent(c + " on " + lane(m), k -> new TreeSet<>()).add(m.id());
+            }
+            // The runner does not keep the header's detection paths: read them from the patch (PatchParser checked it).
+            for (String line : java.nio.file.Files.readAllLines(m.patchFile())) {
+                if (line.startsWith("# " + PatchParser.DETECTS + ":")) {
+                    for (String path : line.substring(line.indexOf(':') + 1).split(",")) {
+                        out.computeIfAbsent("detection path " + path.strip(), k -> new TreeSet<>()).add(m.id());
+                    }
+                }
             }
         }
         return out;
@@ -48,7 +57,9 @@ class CatalogTiersTest {
         missing.removeAll(pairs(defaults).keySet());
         Map<String, Set<String>> uncovered = new TreeMap<>();
         missing.forEach(p -> uncovered.put(p, every.get(p)));
-        assertEquals(Map.of(), uncovered, "(claim, lane) pairs proved only by sweep-tier mutants: move one of each"
-                + " pair's mutants to the default tier (drop its '# tier: sweep')");
+        assertTrue(every.keySet().stream().anyMatch(k -> k.startsWith("detection path ")), "no mutant names a"
+                + " detection path: the rule's second half is vacuous");
+        assertEquals(Map.of(), uncovered, "(claim, lane) pairs or detection paths proved only by sweep-tier mutants:"
+                + " move one of each to the default tier (drop its '# tier: sweep')");
     }
 }

@@ -29,6 +29,13 @@ class PatchApplierTest {
         assertEquals("x\ny\n" + mutated, PatchApplier.apply(patch(ORIGINAL, mutated), moved));
     }
 
+    /** Lines removed above: the context is found before its stated line, the nearest match taken. */
+    @Test
+    void appliesAtAnOffsetWhenLinesWereRemovedAbove() throws Exception {
+        String mutated = ORIGINAL.replace("e\n", "E\n");
+        assertEquals(mutated.substring(2), PatchApplier.apply(patch(ORIGINAL, mutated), ORIGINAL.substring(2)));
+    }
+
     @Test
     void aChangedContextLineMakesItStale() throws Exception {
         Mutant.FilePatch p = patch(ORIGINAL, ORIGINAL.replace("e\n", "E\n"));

@@ -76,7 +76,10 @@ class PatchParserTest {
         assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
                 + DIFF));
         assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
-                + " [id, claims, breaks, origin] or [interleaving, tier]", message("07-x.patch", ok + "# author: me\n" + DIFF));
+                + " [id, claims, breaks, origin] or [interleaving, tier, detects]",
+                message("07-x.patch", ok + "# author: me\n" + DIFF));
+        assertEquals("07-x.patch:6: '# detects:' given twice (first on line 5)", message("07-x.patch",
+                ok + "# detects: a\n# detects: b\n" + DIFF));
         assertEquals("07-x.patch:6: '# interleaving:' given twice (first on line 5)", message("07-x.patch",
                 ok + "# interleaving: a\n# interleaving: b\n" + DIFF));
         assertEquals("07-x.patch:5: unexpected text before the diff: \"some prose\" (the header is '# key: value'"
@@ -162,6 +165,7 @@ class PatchParserTest {
         assertEquals(null, PatchParser.nativeLane("native/emu/../cuda/x.h"));
         assertEquals("fidelity", NativeBuild.emulatorBuilds(List.of("N4")));
         assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N5", "N4")));
+        assertEquals("cuda-emu,metal-emu", NativeBuild.emulatorBuilds(List.of("N1")));
         assertEquals("cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity", NativeBuild.emulatorBuilds(List.of("N4", "S1")));
         Set<String> classes = Set.of("a.CudaEmuLaneTest", "a.MetalEmuLaneTest", "a.WarpSemanticsTest");
         assertEquals(classes, NativeBuild.laneClasses("emu", classes, List.of("N4")));

@@ -91,6 +91,21 @@ class ShardTest {
         assertTrue(Files.readString(dir.resolve("results.md")).startsWith("5 mutations, all 5 caught.\n"));
     }
 
+    /** The last shard missing is as fatal as any other (its mutants would vanish); files beside the patches are no mutants. */
+    @Test
+    void mergeRefusesAMissingLastShardAndReadsOnlyPatchesAsTheCatalog() throws Exception {
+        ResultsFiles.writeJson(dir.resolve("results-1-of-2.json"), List.of(result("01-a", MutantResult.Status.KILLED)));
+        IllegalArgumentException last = assertThrows(IllegalArgumentException.class,
+                () -> MergeResults.merge(dir, null));
+        assertTrue(last.getMessage().startsWith("shards [2] of 2 are missing"), last.getMessage());
+        ResultsFiles.writeJson(dir.resolve("results-2-of-2.json"), List.of(result("02-b", MutantResult.Status.KILLED)));
+        Path catalog = Files.createDirectories(dir.resolve("catalog"));
+        Files.writeString(catalog.resolve("01-a.patch"), "");
+        Files.writeString(catalog.resolve("02-b.patch"), "");
+        Files.writeString(catalog.resolve("README.md"), "");
+        assertEquals(List.of("01-a", "02-b"), MergeResults.merge(dir, catalog).stream().map(m -> m.get("id")).toList());
+    }
+
     @Test
     void mergeRefusesMissingDuplicateOrForeignShards() throws Exception {
         ResultsFiles.writeJson(dir.resolve("results-1-of-3.json"), List.of(result("01-a", MutantResult.Status.KILLED)));
