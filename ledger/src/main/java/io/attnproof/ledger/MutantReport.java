@@ -22,6 +22,11 @@ import java.util.Set;
  * a default campaign, or the rest of a partial one.
  */
 public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun) {
+    /** A report whose results hold every catalog mutant (nothing not run). */
+    public MutantReport(Path file, List<Mutant> mutants) {
+        this(file, mutants, List.of());
+    }
+
     /** Kills with a margin below this are flagged. */
     public static final double FLAG_BELOW = 2.0;
 
