@@ -288,27 +288,30 @@ class LedgerTest {
     /** A line whose recorded verdict contradicts its numbers fails the row and the summary, even with no FAIL row. */
     @Test
     void anInconsistentRowCountsAsAFailureInTheSummary() throws IOException {
-        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
-        Files.writeString(evidence.resolve("A.jsonl"), """
+        Ledger l = ledgerOf("""
                 {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"1"}
                 {"claim":"U2","backend":"cpu","kind":"check","metric":"max_abs_err","value":3.0,"cmp":"<=","limit":2.0,"passed":true,"test":"A#b","run":"1"}
                 """);
-        Ledger l = Ledger.build(dir, List.of());
         assertEquals(1, l.count(ClaimRow.Status.INCONSISTENT));
         assertEquals(1, l.exitStatus());
         assertTrue(l.summaryLine().startsWith("2 claims × backends: 1 FAIL (U2 cpu), 1 PASS, 0 SKIP; 2 evidence lines;"),
                 l.summaryLine());
     }
 
+    /** The ledger of one evidence file, {@code oracles/target/evidence/A.jsonl} holding {@code jsonl}. */
+    private Ledger ledgerOf(String jsonl) throws IOException {
+        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
+        Files.writeString(evidence.resolve("A.jsonl"), jsonl);
+        return Ledger.build(dir, List.of());
+    }
+
     @Test
     void anAllPassingLedgerSaysSo() throws IOException {
-        Path evidence = Files.createDirectories(dir.resolve("oracles").resolve("target").resolve("evidence"));
-        Files.writeString(evidence.resolve("A.jsonl"), """
+        Ledger l = ledgerOf("""
                 {"claim":"U1","backend":"cpu","kind":"check","metric":"cells","value":0.0,"cmp":"==","limit":0.0,"passed":true,"test":"A#a","run":"1"}
                 {"claim":"U2","backend":"cpu","kind":"skip","metric":"skipped","value":0.0,"skipped":"n/a","test":"A#b","run":"1"}
                 {"claim":"U2","backend":"cpu","kind":"check","metric":"max_abs_err","value":1.0,"cmp":"<=","limit":2.0,"passed":true,"test":"A#b","run":"1"}
                 """);
-        Ledger l = Ledger.build(dir, List.of());
         assertEquals(0, l.exitStatus());
         assertTrue(l.summaryLine().startsWith("2 claims × backends: all pass; 3 evidence lines; no evidence yet: U3,"),
                 l.summaryLine());

@@ -149,15 +149,24 @@ class KernelMutantsTest {
                 + " -Dattnproof.kernel.mutants=true (the campaigns workflow; about a minute per mutant here)");
         Evidence e = ev.backend("kernel-fa2-sinks");
         e.seed(29_001);
-        Path adapter = mutate(tmp, patch);
+        failsExactlyAndShrinks(e, patch, maxKeys, failing, corpus, mutate(tmp, patch), tmp);
+    }
+
+    /**
+     * One gated campaign mutant: {@code adapter} (the patched family) through the lane on {@code fixtures} with
+     * {@code --shrink} exits 1, fails exactly {@code failing} (the class of each failing check: oracle, race,
+     * deadlock, out-of-bounds) and its failures shrink as F3 says.
+     */
+    static void failsExactlyAndShrinks(Evidence e, String patch, int maxKeys, String failing, Path fixtures,
+            Path adapter, Path tmp) throws Exception {
         Path out = tmp.resolve("out");
-        Cli r = KernelLaneTest.kernelOn(corpus, adapter, out, "--no-plain", "--shrink");
+        Cli r = KernelLaneTest.kernelOn(fixtures, adapter, out, "--no-plain", "--shrink");
         System.out.println(patch + ":\n" + r);
         e.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
         Set<String> expected = new TreeSet<>(List.of(failing.strip().split("\\s+")));
-        Set<String> got = failingChecks(corpus, out);
+        Set<String> got = failingChecks(fixtures, out);
         e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
-        shrunkCasesFailAgain(e.claim("F3"), patch, maxKeys, corpus, adapter, out, tmp);
+        shrunkCasesFailAgain(e.claim("F3"), patch, maxKeys, fixtures, adapter, out, tmp);
     }
 
     /**
@@ -283,15 +292,7 @@ class KernelMutantsTest {
                 + " campaigns workflow)");
         Evidence e = ev.backend("kernel-metal-sinks-decode");
         e.seed(29_101);
-        Path adapter = mutateMetal(tmp, patch);
-        Path out = tmp.resolve("out");
-        Cli r = KernelLaneTest.kernelOn(metalCorpus, adapter, out, "--no-plain", "--shrink");
-        System.out.println(patch + ":\n" + r);
-        e.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
-        Set<String> expected = new TreeSet<>(List.of(failing.strip().split("\\s+")));
-        Set<String> got = failingChecks(metalCorpus, out);
-        e.checkEqual("failing_checks_as_expected[" + patch + "] (got " + got + ")", got.equals(expected) ? 1 : 0, 1);
-        shrunkCasesFailAgain(e.claim("F3"), patch, maxKeys, metalCorpus, adapter, out, tmp);
+        failsExactlyAndShrinks(e, patch, maxKeys, failing, metalCorpus, mutateMetal(tmp, patch), tmp);
     }
 
     /**
