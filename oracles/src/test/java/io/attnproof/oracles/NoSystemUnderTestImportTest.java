@@ -13,9 +13,15 @@ import org.junit.jupiter.api.Test;
 class NoSystemUnderTestImportTest {
     private static final String FORBIDDEN = "io.attnproof." + "attention";
 
+    /**
+     * The oracles' sources from the oracles module (surefire) or from a sibling module (PIT mutates the oracles from
+     * system-under-test, whose directory its minions run in).
+     */
     private static List<Path> mainSources() throws IOException {
-        Path root = Path.of("src/main/java");
-        assertTrue(Files.isDirectory(root), "run from the oracles module directory, not " + Path.of("").toAbsolutePath());
+        Path here = Path.of("src/main/java/io/attnproof/oracles");
+        Path root = Files.isDirectory(here) ? Path.of("src/main/java") : Path.of("../oracles/src/main/java");
+        assertTrue(Files.isDirectory(root.resolve("io/attnproof/oracles")), "the oracles' sources are neither under "
+                + "src/main/java nor ../oracles/src/main/java of " + Path.of("").toAbsolutePath());
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(f -> f.toString().endsWith(".java")).toList();
         }
