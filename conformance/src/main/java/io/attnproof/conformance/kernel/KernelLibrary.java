@@ -75,15 +75,30 @@ public final class KernelLibrary implements KernelLane {
      */
     public static KernelLibrary build(Path repoRoot, Adapter adapter, Path outDir, boolean plain) {
         String stem = adapter.name().replaceAll("[^A-Za-z0-9_]", "_") + (plain ? "_plain" : "");
+        Path source = adapter.sources().getFirst();
         // One build per source text: a shrink's reproducing run and the run it came from share it.
-        outDir = outDir.resolve(digest(adapter.sources().getFirst()));
+        Path lib = buildWith(repoRoot, "build-cu.sh", source, outDir.resolve(digest(source)), stem, plain,
+                source + ": the " + (plain ? "plain" : "checked") + " build");
+        return new KernelLibrary(plain ? "plain" : "checked", lib);
+    }
+
+    /**
+     * {@code native/emu/frontend/<script> source outDir stem} (at -O0 unless ATTNPROOF_FRONTEND_OPT says otherwise;
+     * {@code -DATTNPROOF_EMU_PLAIN} for the plain build) unless {@code outDir/lib<stem>.so} is newer than its inputs;
+     * that library's absolute path.
+     *
+     * @throws KernelBuildException naming {@code what}, with the last lines of the build's log, when it fails or runs
+     *         past {@link #BUILD_SECONDS}
+     */
+    static Path buildWith(Path repoRoot, String script, Path source, Path outDir, String stem, boolean plain,
+            String what) {
         Path lib = outDir.resolve("lib" + stem + ".so").toAbsolutePath();
-        Path script = repoRoot.resolve("native/emu/frontend/build-cu.sh");
         try {
-            if (!upToDate(lib, adapter.sources().getFirst(), repoRoot)) {
+            if (!upToDate(lib, source, repoRoot)) {
                 Files.createDirectories(outDir);
-                List<String> cmd = new ArrayList<>(List.of("bash", script.toString(),
-                        adapter.sources().getFirst().toString(), outDir.toAbsolutePath().toString(), stem));
+                List<String> cmd = new ArrayList<>(List.of("bash",
+                        repoRoot.resolve("native/emu/frontend").resolve(script).toString(), source.toString(),
+                        outDir.toAbsolutePath().toString(), stem));
                 if (plain) {
                     cmd.add("-DATTNPROOF_EMU_PLAIN");
                 }
@@ -94,14 +109,12 @@ public final class KernelLibrary implements KernelLane {
                 Process p = pb.start();
                 if (!p.waitFor(BUILD_SECONDS, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
-                    throw new KernelBuildException(adapter.sources().getFirst() + ": the " + (plain ? "plain" : "checked")
-                            + " build ran past " + BUILD_SECONDS + " s");
+                    throw new KernelBuildException(what + " ran past " + BUILD_SECONDS + " s");
                 }
                 if (p.exitValue() != 0) {
                     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-                    throw new KernelBuildException(adapter.sources().getFirst() + ": the " + (plain ? "plain" : "checked")
-                            + " build failed (exit " + p.exitValue() + "):\n" + String.join("\n",
-                                    lines.subList(Math.max(0, lines.size() - 15), lines.size())));
+                    throw new KernelBuildException(what + " failed (exit " + p.exitValue() + "):\n" + String.join(
+                            "\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
                 }
             }
         } catch (IOException e) {
@@ -110,7 +123,7 @@ public final class KernelLibrary implements KernelLane {
             Thread.currentThread().interrupt();
             throw new KernelBuildException("interrupted while building " + lib);
         }
-        return new KernelLibrary(plain ? "plain" : "checked", lib);
+        return lib;
     }
 
     static String digest(Path source) {

@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.attnproof.attention.tensor.DType;
 import io.attnproof.attention.tensor.Tensor;
 import io.attnproof.conformance.cases.SinksCase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -15,14 +13,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A user's {@code .metal} source built unchanged through the MSL front end ({@code native/emu/frontend/build-metal.sh})
@@ -36,7 +32,6 @@ import java.util.concurrent.TimeUnit;
 public final class MetalLibrary implements KernelLane {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long BUILD_SECONDS = 600;
     /** emu_host.h's argument kinds (all buffers bind as ARG_BYTES: any element type), msl_launch.h's threadgroup. */
     private static final int ARG_NULL = 4;
     private static final int ARG_BYTES = 5;
@@ -70,38 +65,8 @@ public final class MetalLibrary implements KernelLane {
         Path source = adapter.sources().getFirst();
         String stem = adapter.name().replaceAll("[^A-Za-z0-9_]", "_") + (plain ? "_plain" : "");
         outDir = outDir.resolve("metal-" + KernelLibrary.digest(source));
-        Path lib = outDir.resolve("lib" + stem + ".so").toAbsolutePath();
-        String what = source + ": the " + (plain ? "plain" : "checked") + " Metal build";
-        try {
-            if (!KernelLibrary.upToDate(lib, source, repoRoot)) {
-                Files.createDirectories(outDir);
-                List<String> cmd = new ArrayList<>(List.of("bash",
-                        repoRoot.resolve("native/emu/frontend/build-metal.sh").toString(), source.toString(),
-                        outDir.toAbsolutePath().toString(), stem));
-                if (plain) {
-                    cmd.add("-DATTNPROOF_EMU_PLAIN");
-                }
-                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-                pb.environment().putIfAbsent("ATTNPROOF_FRONTEND_OPT", "0");
-                Path log = outDir.resolve(stem + ".build.log");
-                pb.redirectOutput(log.toFile());
-                Process p = pb.start();
-                if (!p.waitFor(BUILD_SECONDS, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new KernelBuildException(what + " ran past " + BUILD_SECONDS + " s");
-                }
-                if (p.exitValue() != 0) {
-                    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-                    throw new KernelBuildException(what + " failed (exit " + p.exitValue() + "):\n" + String.join(
-                            "\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot build " + lib, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KernelBuildException("interrupted while building " + lib);
-        }
+        Path lib = KernelLibrary.buildWith(repoRoot, "build-metal.sh", source, outDir, stem, plain,
+                source + ": the " + (plain ? "plain" : "checked") + " Metal build");
         return new MetalLibrary(plain ? "plain" : "checked", lib);
     }
 
