@@ -13,7 +13,8 @@
 #                                         records; claim N5 compares their bits with the checked lanes')
 #   <out>/libattnproof_{cuda,metal}_emu_fidelity.so
 #                                        (the probe kernels of <fidelity-dir>: fidelity.cu / fidelity.metal behind
-#                                         cuda_fidelity_host.cpp / metal_fidelity_host.cpp; claim N4)
+#                                         cuda_fidelity_host.cpp / metal_fidelity_host.cpp; claim N4; always at -O0,
+#                                         like a mutant's lane (cxx.sh): small probes whose compile, not run, costs)
 # Usage: native/emu/build.sh <out-dir> [cuda-source] [metal-source] [fidelity-dir]
 #   (the Maven build passes system-under-test/target/native and the test resources' emu-kernels; the mutant runner
 #    a mutant's own folder and its patched copy of one source)
@@ -144,11 +145,12 @@ if wants plain; then
 fi
 if wants fidelity && [ -n "$fidelity" ]; then
     fidelity="$(cd "$fidelity" && pwd)"
-    build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" "$fidelity/fidelity.cu" \
-        -ffp-contract=off -I "$here" -I "$fidelity" &
+    fid_cxx="$(emu_cxx 0)"
+    lane_cxx="$fid_cxx" build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" \
+        "$fidelity/fidelity.cu" -O0 -ffp-contract=off -I "$here" -I "$fidelity" &
     pids+=($!)
-    build libattnproof_metal_emu_fidelity.so "$fidelity/metal_fidelity_host.cpp" "$fidelity/fidelity.metal" \
-        -ffp-contract=off -I "$here" -I "$here/metal" -I "$fidelity" &
+    lane_cxx="$fid_cxx" build libattnproof_metal_emu_fidelity.so "$fidelity/metal_fidelity_host.cpp" \
+        "$fidelity/fidelity.metal" -O0 -ffp-contract=off -I "$here" -I "$here/metal" -I "$fidelity" &
     pids+=($!)
 fi
 status=0
