@@ -16,7 +16,8 @@ wait_for_running() {
     local pid
     pid="$(cat "$state/pid" 2>/dev/null || true)"
     if [ -n "$pid" ]; then
-        while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+        # The status file, not the pid, says when it ended: an exited step stays a zombie until init reaps it.
+        while [ ! -f "$state/status" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
         rm -f "$state/pid"
     fi
 }
@@ -28,7 +29,8 @@ case "$cmd" in
         wait_for_running
         rm -f "$state/status"
         # The step records its own status: the waiting shell is not its parent, so `wait` cannot collect it.
-        nohup bash -c '"$@" > "$0/log" 2>&1 < /dev/null; echo $? > "$0/status"' "$state" "$@" > /dev/null 2>&1 &
+        nohup bash -c '"$@" > "$0/log" 2>&1 < /dev/null; echo $? > "$0/status.tmp"; mv -f "$0/status.tmp" "$0/status"' \
+            "$state" "$@" > /dev/null 2>&1 &
         echo $! > "$state/pid"
         echo "bin/background.sh: started $1 ... in the background (pid $!, log $state/log)"
         ;;
