@@ -142,7 +142,8 @@ extern "C" __global__ void race_kinds(dptr<float> out, int kind, int barrier) {
 }
 
 // grid (1), block (32): one out-of-bounds access by thread 7. kind 0: a read of g[n] (g holds n floats); kind 1: a
-// write of g[-1]; kind 2: a read of the shared sh[16] (16 floats); kind 3: a write of sh[16].
+// write of g[-1]; kind 2: a read of the shared sh[16] (16 floats); kind 3: a write of sh[16]; any other kind: every
+// access in bounds (the control).
 extern "C" __global__ void out_of_bounds(dptr<float> g, int n, int kind) {
     SHARED_ARRAY(float, sh, 16);
     const int t = threadIdx.x;
@@ -157,12 +158,13 @@ extern "C" __global__ void out_of_bounds(dptr<float> g, int n, int kind) {
 
 // grid (1), block (32): warp operations the device leaves undefined. mode 0: a mask (lanes 1-31) that does not
 // name the calling lane 0; mode 1: a width of 3; mode 2: lanes 0-15 (mask 0x0000ffff) read lane l ^ 16, which
-// does not take part.
+// does not take part; mode 3: the same shuffle with every lane in its mask (the control: lane l gets lane l ^ 1's).
 extern "C" __global__ void warp_misuse(dptr<float> out, int mode) {
     const int t = threadIdx.x;
     float v = (float)t;
     if (mode == 0) v = __shfl_xor_sync(0xfffffffeu, v, 1);
     if (mode == 1) v = __shfl_xor_sync(0xffffffffu, v, 1, 3);
     if (mode == 2 && t < 16) v = __shfl_xor_sync(0x0000ffffu, v, 16);
+    if (mode == 3) v = __shfl_xor_sync(0xffffffffu, v, 1);
     out[t] = v;
 }

@@ -319,10 +319,18 @@ class WarpSemanticsTest {
         assertArrayEquals(want, out, 0f);
     }
 
-    /** Warp operations the device leaves undefined fail by name (EMU_WARP_MISUSE), with the call's line. */
+    /**
+     * Warp operations the device leaves undefined fail by name (EMU_WARP_MISUSE), with the call's line: a mask that
+     * does not name the calling lane, a width that is not a power of two, a read of a lane outside the mask. Control:
+     * the same shuffle with every lane in its mask is defined and gives each lane its partner's value.
+     */
     @Test
+    @Claim("N4")
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void warpOperationsTheDeviceLeavesUndefinedAreNamed() {
+    void warpOperationsTheDeviceLeavesUndefinedAreNamed(Evidence ev) {
+        Evidence e = ev.backend("cuda-emu");
+        e.seed(0);
+        String[] paths = {"mask without the calling lane", "width not a power of two", "lane outside the mask"};
         String[] expected = {
             "__shfl_xor_sync at line " + lineOf("fidelity.cu", "if (mode == 0) v = __shfl_xor_sync")
                 + " with mask 0xfffffffe: the mask does not name the calling lane 0 in kernel warp_misuse, block "
@@ -333,14 +341,35 @@ class WarpSemanticsTest {
             "__shfl_xor_sync at line " + lineOf("fidelity.cu", "if (mode == 2 && t < 16) v = __shfl_xor_sync")
                 + ": lane 0 (thread 0) reads lane 16, which does not take part (lanes 0x0000ffff): the device leaves "
                 + "that value undefined in kernel warp_misuse"};
+        long named = 0;
         for (int mode = 0; mode < 3; mode++) {
-            DeviceBuffer out = DeviceBuffer.output("out", 32);
-            int m = mode;
-            NativeKernelException e = assertThrows(NativeKernelException.class, () -> cuda().run(List.of(
-                    new KernelLaunch("warp_misuse", new int[] {1, 1, 1}, new int[] {32, 1, 1},
-                            List.of(KernelArg.of(out), KernelArg.i32(m))))));
-            assertEquals("EMU_WARP_MISUSE", e.errorName(), e.getMessage());
-            assertTrue(e.getMessage().contains(expected[mode]), "mode " + mode + ": " + e.getMessage());
+            NativeKernelException x = warpMisuse(mode, DeviceBuffer.output("out", 32));
+            String m = x == null ? "(no fault)" : x.getMessage();
+            long once = x != null && "EMU_WARP_MISUSE".equals(x.errorName()) && m.contains(expected[mode]) ? 1 : 0;
+            e.checkEqual("misuses_named[" + paths[mode] + "]", once, 1);
+            named += once;
+            assertEquals(1, once, "mode " + mode + ": " + m);
+        }
+        DeviceBuffer out = DeviceBuffer.output("out", 32);
+        NativeKernelException legal = warpMisuse(3, out);
+        e.checkEqual("misuses_named[every lane in the mask]", legal == null ? 0 : 1, 0);
+        float[] partner = new float[32];
+        for (int t = 0; t < 32; t++) {
+            partner[t] = t ^ 1;
+        }
+        e.checkBitIdentical("bits_differing_from_the_partner_lanes[every lane in the mask]",
+                legal == null ? Diff.bitsDiffering(partner, out.floats()) : 32);
+        e.controlAtLeast("misuses_named[undefined calls]", named, 1);
+        assertEquals(null, legal, "a full mask");
+    }
+
+    static NativeKernelException warpMisuse(int mode, DeviceBuffer out) {
+        try {
+            cuda().run(List.of(new KernelLaunch("warp_misuse", new int[] {1, 1, 1}, new int[] {32, 1, 1},
+                    List.of(KernelArg.of(out), KernelArg.i32(mode)))));
+            return null;
+        } catch (NativeKernelException x) {
+            return x;
         }
     }
 }
