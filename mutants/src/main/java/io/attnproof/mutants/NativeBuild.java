@@ -37,12 +37,13 @@ final class NativeBuild {
     /**
      * The libraries an emulator mutant rebuilds, by the claims its tests check (build.sh's groups): N4's probes; N5's
      * checked lanes, held against the normal build's plain ones (a patched emulator is judged against the unpatched
-     * plain build); N1's checked lanes (the race checker runs only there: RaceClaims on cuda-emu and metal-emu); a
+     * plain build); N1's checked lanes and probes (the race checker runs only there: RaceClaims on cuda-emu and
+     * metal-emu, each kind of race on the probes, CheckerPathsTest); a
      * claim not listed rebuilds every group. The rest come from the normal build, so a fault only another group
      * shows can only survive, never pass for a kill.
      */
     private static final java.util.Map<String, String> EMULATOR_BUILDS = java.util.Map.of("N4", "fidelity", "N5",
-            "cuda-emu,metal-emu", "N1", "cuda-emu,metal-emu");
+            "cuda-emu,metal-emu", "N1", "cuda-emu,fidelity,metal-emu");
 
     /** build.sh's groups for an emulator mutant of {@code claims}. */
     static String emulatorBuilds(List<String> claims) {

@@ -165,7 +165,7 @@ class PatchParserTest {
         assertEquals(null, PatchParser.nativeLane("native/emu/../cuda/x.h"));
         assertEquals("fidelity", NativeBuild.emulatorBuilds(List.of("N4")));
         assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N5", "N4")));
-        assertEquals("cuda-emu,metal-emu", NativeBuild.emulatorBuilds(List.of("N1")));
+        assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N1")));
         assertEquals("cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity", NativeBuild.emulatorBuilds(List.of("N4", "S1")));
         Set<String> classes = Set.of("a.CudaEmuLaneTest", "a.MetalEmuLaneTest", "a.WarpSemanticsTest");
         assertEquals(classes, NativeBuild.laneClasses("emu", classes, List.of("N4")));
