@@ -83,9 +83,28 @@ public final class DetectionPaths {
 
     /** A path's cell: each mutant naming it with its status ("none" when no mutant names it). */
     static String cell(List<MutantReport.Mutant> mutants) {
-        if (mutants.isEmpty()) {
-            return "none";
-        }
-        return String.join(", ", mutants.stream().map(m -> m.id() + " (" + m.status() + ")").toList());
+        return cell(mutants, List.of());
+    }
+
+    /**
+     * A path's cell: each mutant of the results naming it with its status, then each catalog mutant naming it that
+     * this run did not hold ("not in this run": a sweep-tier one after a default campaign); "none" when no mutant
+     * names it.
+     */
+    static String cell(List<MutantReport.Mutant> mutants, List<String> notRun) {
+        List<String> parts = new ArrayList<>(mutants.stream().map(m -> m.id() + " (" + m.status() + ")").toList());
+        notRun.forEach(id -> parts.add(id + " (not in this run)"));
+        return parts.isEmpty() ? "none" : String.join(", ", parts);
+    }
+
+    /** The catalog mutants naming {@code p} that the report's results do not hold, in id order. */
+    static List<String> notRun(MutantReport report, Path p) {
+        List<String> out = new ArrayList<>();
+        report.notRunDetects().forEach((id, keys) -> {
+            if (keys.contains(p.key())) {
+                out.add(id);
+            }
+        });
+        return out;
     }
 }

@@ -124,7 +124,8 @@ final class HtmlLedger {
                             + "<tbody>\n");
             DetectionPaths.byPath(l.mutants()).forEach((p, ms) -> h.append("<tr><td>").append(Fmt.html(p.key()))
                     .append("</td><td>").append(Fmt.html(p.checker())).append("</td><td>").append(Fmt.html(p.what()))
-                    .append("</td><td>").append(Fmt.html(DetectionPaths.cell(ms))).append("</td><td class=\"flag\">")
+                    .append("</td><td>").append(Fmt.html(DetectionPaths.cell(ms, DetectionPaths.notRun(l.mutants(), p))))
+                    .append("</td><td class=\"flag\">")
                     .append(DetectionPaths.proven(ms) ? "yes" : "⚑ no").append("</td></tr>\n"));
             h.append("</tbody>\n</table>\n");
         }

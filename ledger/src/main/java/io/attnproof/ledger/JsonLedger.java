@@ -155,6 +155,7 @@ final class JsonLedger {
             pm.put("checker", p.checker());
             pm.put("what", p.what());
             pm.put("mutants", ms.stream().map(MutantReport.Mutant::id).toList());
+            pm.put("not_in_this_run", DetectionPaths.notRun(l.mutants(), p));
             pm.put("proven", DetectionPaths.proven(ms));
             paths.add(pm);
         });

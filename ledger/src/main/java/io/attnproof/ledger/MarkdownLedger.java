@@ -250,7 +250,7 @@ final class MarkdownLedger {
                 .append("| path | checker | what it detects | curated mutants (status) | proven |\n|---|---|---|---|---|\n");
         DetectionPaths.byPath(mutants).forEach((p, ms) -> md.append("| ").append(Fmt.md(p.key())).append(" | ")
                 .append(Fmt.md(p.checker())).append(" | ").append(Fmt.md(p.what())).append(" | ")
-                .append(Fmt.md(DetectionPaths.cell(ms))).append(" | ")
+                .append(Fmt.md(DetectionPaths.cell(ms, DetectionPaths.notRun(mutants, p)))).append(" | ")
                 .append(DetectionPaths.proven(ms) ? "yes" : "⚑ no").append(" |\n"));
         return md.append('\n').toString();
     }

@@ -21,7 +21,18 @@ import java.util.Set;
  * mutants/catalog/*.patch} of the repository the results belong to) that the results do not hold: the sweep tier after
  * a default campaign, or the rest of a partial one.
  */
-public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun) {
+public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun,
+        Map<String, List<String>> notRunDetects) {
+    /** {@code notRunDetects}: the detection paths the headers of the {@code notRun} mutants name, by id. */
+    public MutantReport {
+        notRunDetects = Map.copyOf(notRunDetects);
+    }
+
+    /** A report whose not-run mutants name no detection path. */
+    public MutantReport(Path file, List<Mutant> mutants, List<String> notRun) {
+        this(file, mutants, notRun, Map.of());
+    }
+
     /** A report whose results hold every catalog mutant (nothing not run). */
     public MutantReport(Path file, List<Mutant> mutants) {
         this(file, mutants, List.of());
@@ -207,7 +218,15 @@ public record MutantReport(Path file, List<Mutant> mutants, List<String> notRun)
                         .sorted().forEach(notRun::add);
             }
         }
-        return new MutantReport(file, List.copyOf(mutants), List.copyOf(notRun));
+        Map<String, List<String>> notRunDetects = new java.util.TreeMap<>();
+        for (String id : notRun) {
+            List<String> paths = detects(Files.readAllLines(catalog.resolve(id + ".patch"), StandardCharsets.UTF_8),
+                    "mutants/catalog/" + id + ".patch");
+            if (!paths.isEmpty()) {
+                notRunDetects.put(id, paths);
+            }
+        }
+        return new MutantReport(file, List.copyOf(mutants), List.copyOf(notRun), notRunDetects);
     }
 
     /** Counts by status, the smallest kill margin and the flagged kills, in one line. */

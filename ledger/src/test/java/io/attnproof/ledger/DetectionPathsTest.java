@@ -51,6 +51,26 @@ class DetectionPathsTest {
     }
 
     @Test
+    void aCatalogMutantTheRunDidNotHoldIsListedAsNotInThisRunAndProvesNothing() throws IOException {
+        patch("117-waw-missed", "race.write-after-write");
+        patch("116-reads-dropped", "race.read-after-write");
+        patch("18-window", null);
+        MutantReport r = report("116-reads-dropped", "killed");
+        assertEquals(Map.of("117-waw-missed", List.of("race.write-after-write")), r.notRunDetects());
+        DetectionPaths.Path waw = DetectionPaths.of("race.write-after-write");
+        assertEquals("117-waw-missed (not in this run)", DetectionPaths.cell(DetectionPaths.byPath(r).get(waw),
+                DetectionPaths.notRun(r, waw)));
+        assertEquals(List.of("race.write-after-write", "race.write-after-read", "bounds.global", "bounds.shared",
+                "launch.limits", "barrier.deadlock", "barrier.block-scope", "warp.misuse"), DetectionPaths.unproven(r));
+        assertTrue(MarkdownLedger.detectionPaths(r).contains("| race.write-after-write | race checker | "), "row");
+        assertTrue(MarkdownLedger.detectionPaths(r).contains(" | 117-waw-missed (not in this run) | ⚑ no |"),
+                MarkdownLedger.detectionPaths(r));
+        DetectionPaths.Path raw = DetectionPaths.of("race.read-after-write");
+        assertEquals("116-reads-dropped (killed)", DetectionPaths.cell(DetectionPaths.byPath(r).get(raw),
+                DetectionPaths.notRun(r, raw)));
+    }
+
+    @Test
     void aPathIsProvenOnlyByAKilledMutantThatNamesIt() throws IOException {
         patch("116-reads-dropped", "race.read-after-write, race.write-after-read");
         patch("48-barrier-removed", "race.read-after-write");
