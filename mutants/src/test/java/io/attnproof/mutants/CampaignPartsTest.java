@@ -168,4 +168,15 @@ class CampaignPartsTest {
                 e.getMessage());
         assertTrue(!e.getMessage().contains("javac reported no error"), e.getMessage());
     }
+
+    @Test
+    void aNativeMutantRunsItsLanesClassesAndTheLaneNeutralOnesOfItsClaims() {
+        Set<String> classes = Set.of("a.CudaEmuLaneTest", "a.MetalEmuLaneTest", "a.CrossLaneTest", "a.KernelSourcesTest");
+        assertEquals(Set.of("a.CudaEmuLaneTest", "a.CrossLaneTest"), NativeBuild.laneClasses("cuda-emu", classes,
+                List.of("X1")), "X1's lane-neutral class joins; N3's does not without N3");
+        assertEquals(Set.of("a.CudaEmuLaneTest"), NativeBuild.laneClasses("cuda-emu", classes, List.of("S1")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NativeBuild.laneClasses("vulkan", classes, List.of("S1")));
+        assertEquals("lane = vulkan: no emulated lane of that name", e.getMessage());
+    }
 }

@@ -1,0 +1,41 @@
+package io.attnproof.mutants;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a mutant's run of its claim tests reports (ClaimTests.run): only the tests of the attacked claim run, in the
+ * given loader; passes, failures, crashes, aborts and disabled tests are counted apart, and every failure is a killer
+ * named Class#method (a parameterised case with its index and arguments) with its message, cut at 2000 characters.
+ * Degenerate if every test passed or failed alike: the fixture has each outcome once, and a test of another claim
+ * that would fail if it ran.
+ */
+class ClaimTestsRunTest {
+
+    @Test
+    void aRunCountsEveryOutcomeAndNamesEveryKiller() {
+        ScopedProperties.install();
+        MutantClassLoader loader = new MutantClassLoader("claim-run", Map.of(), getClass().getClassLoader(),
+                Map.of(ClaimRunFixture.GATE, "on"));
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        ClaimTests.Outcome o = ClaimTests.run(loader, List.of("R1"), List.of(ClaimRunFixture.class.getName()));
+        assertSame(before, Thread.currentThread().getContextClassLoader(), "the caller's context loader restored");
+        assertEquals(List.of(8, 2, 5, 2), List.of(o.run(), o.passed(), o.failed(), o.skipped()),
+                "run (aborted included), passed, failed, skipped (aborted and disabled)");
+        Map<String, String> killers = new TreeMap<>();
+        o.killers().forEach(k -> killers.put(k.test(), k.message()));
+        String p = "[claim R1, no seeds] ";
+        Map<String, String> expected = new TreeMap<>(Map.of(
+                "ClaimRunFixture#fails", p + "boom",
+                "ClaimRunFixture#crashes", p + "java.lang.IllegalStateException: bad state",
+                "ClaimRunFixture#param[2] 2", p + "two",
+                "ClaimRunFixture#longMessage", (p + "x".repeat(2100)).substring(0, 2000) + " ...",
+                "ClaimRunFixture#exactly2000", p + "y".repeat(1979)));
+        assertEquals(expected, killers);
+    }
+}
