@@ -38,4 +38,20 @@ class ClaimTestsRunTest {
                 "ClaimRunFixture#exactly2000", p + "y".repeat(1979)));
         assertEquals(expected, killers);
     }
+
+    @Test
+    void theIndexMapsEachClaimToItsTopLevelAndItsConcreteClasses() throws Exception {
+        java.nio.file.Path root = java.nio.file.Path.of(ClaimRunFixture.class.getProtectionDomain().getCodeSource()
+                .getLocation().toURI());
+        ClaimTests index = ClaimTests.index(root, new MutantClassLoader("index", Map.of(), getClass().getClassLoader(),
+                Map.of()));
+        String pkg = "io.attnproof.mutants.";
+        assertEquals(java.util.Set.of("R1", "R2", "R3"), index.claims(), "R4's class has no test method");
+        assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.classesFor(List.of("R1", "R2")));
+        assertEquals(java.util.Set.of(pkg + "LaneClaimsFixture"), index.classesFor(List.of("R3")), "where it is declared");
+        assertEquals(java.util.Set.of(pkg + "CudaLaneFixture"), index.concreteClassesFor(List.of("R3")),
+                "who runs it: the concrete subclass, not the abstract one");
+        assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.concreteClassesFor(List.of("R1")));
+        assertEquals(java.util.Set.of(), index.concreteClassesFor(List.of("R9")));
+    }
 }
