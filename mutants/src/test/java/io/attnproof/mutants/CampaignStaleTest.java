@@ -96,4 +96,49 @@ class CampaignStaleTest {
         assertEquals("mutants: build system-under-test first (need " + dir.resolve("none") + " and "
                 + dir.resolve("test-classes") + ")", unbuilt.getMessage());
     }
+
+    /**
+     * The same throw-away repository with two claim tests of the fixtures' own (ClaimRunFixture for R1, PassingFixture
+     * for R5): gated off, nothing runs and the mutant is stale; gated on, a failing
+     * claim test kills and a passing one lets the mutant survive, each with its counts and killers.
+     */
+    @Test
+    void aMutantsClaimTestsDecideKilledSurvivedOrStaleWhenNoneRan() throws Exception {
+        Files.createDirectories(dir.resolve("classes"));
+        Path tests = Files.createDirectories(dir.resolve("test-classes/io/attnproof/mutants"));
+        for (String c : List.of("ClaimRunFixture", "PassingFixture")) {
+            try (var in = getClass().getResourceAsStream(c + ".class")) {
+                Files.write(tests.resolve(c + ".class"), in.readAllBytes());
+            }
+        }
+        Path tiny = dir.resolve(TINY);
+        Files.createDirectories(tiny.getParent());
+        Files.writeString(tiny, SOURCE);
+        Path catalog = Files.createDirectories(dir.resolve("catalog"));
+        TestPatches.write(catalog, "06-killed", "R1", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "2;")));
+        TestPatches.write(catalog, "07-survived", "R5", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "3;")));
+        Campaign.Result off = new Campaign(config(dir.resolve("off"), Shard.ALL, Set.of("06-killed"))).run();
+        assertEquals(MutantResult.Status.STALE, off.mutants().getFirst().status());
+        // The gate disables the class: JUnit skips its container, so no test is reported at all.
+        assertEquals("no claim test of [R1] ran (0 run, 0 skipped)", off.mutants().getFirst().detail());
+        String gate = System.getProperty(ClaimRunFixture.GATE);
+        System.setProperty(ClaimRunFixture.GATE, "on");
+        try {
+            Campaign.Result on = new Campaign(config(dir.resolve("on"), Shard.ALL, Set.of())).run();
+            MutantResult killed = on.mutants().get(0);
+            MutantResult survived = on.mutants().get(1);
+            assertEquals(MutantResult.Status.KILLED, killed.status());
+            assertEquals(List.of(8, 5), List.of(killed.testsRun(), killed.testsFailed()));
+            assertEquals(5, killed.killers().size());
+            assertEquals(MutantResult.Status.SURVIVED, survived.status());
+            assertEquals("every claim test of [R5] passed (1 of 1)", survived.detail());
+            assertEquals(List.of(survived), on.notKilled());
+        } finally {
+            if (gate == null) {
+                System.clearProperty(ClaimRunFixture.GATE);
+            } else {
+                System.setProperty(ClaimRunFixture.GATE, gate);
+            }
+        }
+    }
 }

@@ -23,3 +23,12 @@ class HelperOnlyFixture {
     void helper() {
     }
 }
+
+/** An R5 claim test that passes (a mutant only R5 attacks survives it). */
+@Claim("R5")
+@EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
+class PassingFixture {
+    @Test
+    void passes() {
+    }
+}
