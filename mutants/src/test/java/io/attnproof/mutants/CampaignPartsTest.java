@@ -142,6 +142,10 @@ class CampaignPartsTest {
         EvidenceValues.Value first = new EvidenceValues.Value("N2", LineKind.CHECK, "a", "T#m", 1L, r, r, 2);
         EvidenceValues.Value second = new EvidenceValues.Value("N2", LineKind.CHECK, "b", "T#m", 1L, r, r, 2);
         assertEquals("a", EvidenceValues.decisive(List.of(first, second), List.of("N2")).metric());
+        EvidenceValues.Value control = new EvidenceValues.Value("N2", LineKind.CONTROL, "c", "T#m", 1L, r, r, 5);
+        EvidenceValues.Value weakerCheck = new EvidenceValues.Value("N2", LineKind.CHECK, "w", "T#m", 1L, r, r, 3);
+        assertEquals("c", EvidenceValues.decisive(List.of(control, weakerCheck), List.of("N2")).metric(),
+                "a check wins a tie only: a smaller margin never replaces a larger one");
     }
 
     @Test

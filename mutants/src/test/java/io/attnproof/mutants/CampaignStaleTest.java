@@ -52,6 +52,7 @@ class CampaignStaleTest {
         Files.writeString(catalog.resolve("05-sweep.patch"), "# tier: sweep\n"
                 + Files.readString(catalog.resolve("03-unproved.patch")).replace("03-unproved", "05-sweep"));
 
+        Files.writeString(catalog.resolve("README.md"), "notes beside the patches are no mutants\n");
         Path out = dir.resolve("out");
         Campaign.Result r = new Campaign(config(out, Shard.ALL, Set.of())).run();
         assertEquals(List.of("01-gone", "02-moved", "03-unproved", "04-broken"),

@@ -3,6 +3,7 @@ package io.attnproof.mutants;
 import static io.attnproof.mutants.PatchParserTest.message;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -58,6 +59,10 @@ class PatchDiffEdgesTest {
                 message("07-x.patch", OK + "--- a/" + P + "\n+++ b/" + P + "\n"));
         assertEquals(P, parse(OK + "--- a/" + P + "\t2026-01-01 00:00\n+++ b/" + P + "\t2026-01-01\n" + HUNK)
                 .files().getFirst().path(), "a tab ends the path (git's timestamps)");
+        assertEquals("07-x.patch:6: path \"c/" + P + "\" must start with b/ (git diff style, relative to the repository"
+                + " root)", message("07-x.patch", OK + "--- a/" + P + "\n+++ c/" + P + "\n" + HUNK));
+        assertTrue(message("07-x.patch", OK + plain("fixtures/src/main/java/X.java")).startsWith(
+                "07-x.patch:6: path fixtures/src/main/java/X.java must be a .java file under "));
         assertEquals("07-x.patch:5: path \"\" must start with a/ (git diff style, relative to the repository root)",
                 message("07-x.patch", OK + "--- \ta/" + P + "\n+++ b/" + P + "\n" + HUNK));
     }
