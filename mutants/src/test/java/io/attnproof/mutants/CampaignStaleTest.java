@@ -107,7 +107,7 @@ class CampaignStaleTest {
     void aMutantsClaimTestsDecideKilledSurvivedOrStaleWhenNoneRan() throws Exception {
         Files.createDirectories(dir.resolve("classes"));
         Path tests = Files.createDirectories(dir.resolve("test-classes/io/attnproof/mutants"));
-        for (String c : List.of("ClaimRunFixture", "PassingFixture")) {
+        for (String c : List.of("ClaimRunFixture", "PassingFixture", "MarginFixture", "WideMarginFixture")) {
             try (var in = getClass().getResourceAsStream(c + ".class")) {
                 Files.write(tests.resolve(c + ".class"), in.readAllBytes());
             }
@@ -118,6 +118,9 @@ class CampaignStaleTest {
         Path catalog = Files.createDirectories(dir.resolve("catalog"));
         TestPatches.write(catalog, "06-killed", "R1", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "2;")));
         TestPatches.write(catalog, "07-survived", "R5", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "3;")));
+        TestPatches.write(catalog, "08-margin", "R6", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "4;")));
+        TestPatches.write(catalog, "09-wide", "R7", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "5;")));
+        TestPatches.write(catalog, "10-tie", "R6", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "6;")));
         Campaign.Result off = new Campaign(config(dir.resolve("off"), Shard.ALL, Set.of("06-killed"))).run();
         assertEquals(MutantResult.Status.STALE, off.mutants().getFirst().status());
         // The gate disables the class: JUnit skips its container, so no test is reported at all.
@@ -134,6 +137,15 @@ class CampaignStaleTest {
             assertEquals(MutantResult.Status.SURVIVED, survived.status());
             assertEquals("every claim test of [R5] passed (1 of 1)", survived.detail());
             assertEquals(List.of(survived), on.notKilled());
+            assertEquals(List.of(1.5, 4.0, 1.5), on.mutants().subList(2, 5).stream().map(MutantResult::margin).toList(),
+                    "observed / allowed of each decisive check");
+            assertTrue(Double.isNaN(killed.margin()), "killed without an evidence line: no margin");
+            Map<?, ?> campaign = (Map<?, ?>) io.attnproof.fixtures.json.JsonTrees.parse(
+                    Files.readString(dir.resolve("on/campaign.json")));
+            assertEquals(1.5, ((Number) campaign.get("smallest_margin")).doubleValue(), 0.0);
+            assertEquals("08-margin", campaign.get("smallest_margin_id"), "the first of a tie, never the NaN");
+            assertEquals(4, ((Number) campaign.get("killed")).intValue());
+            assertTrue(Files.readString(dir.resolve("on/results.md")).contains(" on 2 threads (per-mutant limit 60 s)."));
         } finally {
             if (gate == null) {
                 System.clearProperty(ClaimRunFixture.GATE);

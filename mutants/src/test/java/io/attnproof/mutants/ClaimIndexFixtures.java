@@ -32,3 +32,23 @@ class PassingFixture {
     void passes() {
     }
 }
+
+/** An R6 claim test whose check fails by 3 / 2 = 1.5x (its evidence line goes to the mutant's own folder). */
+@Claim("R6")
+@EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
+class MarginFixture {
+    @Test
+    void overByHalf(io.attnproof.fixtures.evidence.Evidence evidence) {
+        evidence.check("err", 3, 2, null);
+    }
+}
+
+/** An R7 claim test whose check fails by 8 / 2 = 4x. */
+@Claim("R7")
+@EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
+class WideMarginFixture {
+    @Test
+    void overFourfold(io.attnproof.fixtures.evidence.Evidence evidence) {
+        evidence.check("err", 8, 2, null);
+    }
+}
