@@ -91,6 +91,15 @@ class CampaignStaleTest {
                 () -> new Campaign(config(shardOut, Shard.ALL, Set.of("99-x"))).run());
         assertEquals("mutants.only: \"99-x\" is not a catalog id [01-gone, 02-moved, 03-unproved, 04-broken, 05-sweep]",
                 e.getMessage());
+        String kit = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/Kit.java";
+        Files.createDirectories(dir.resolve(kit).getParent());
+        Files.writeString(dir.resolve(kit), SOURCE.replace("attention", "conformance").replace("Tiny", "Kit"));
+        TestPatches.write(catalog, "06-kit", "F2", TestPatches.diff(kit, Files.readString(dir.resolve(kit)),
+                Files.readString(dir.resolve(kit)).replace("1;", "2;")));
+        IllegalStateException noKit = assertThrows(IllegalStateException.class,
+                () -> new Campaign(config(dir.resolve("kit"), Shard.ALL, Set.of("06-kit"))).run());
+        assertTrue(noKit.getMessage().contains("mutant 06-kit patches the conformance kit: build it first (need "
+                + dir.resolve("c/classes") + ")"), noKit.getMessage());
         IllegalStateException unbuilt = assertThrows(IllegalStateException.class, () -> new Campaign(
                 new Campaign.Config(dir, catalog, dir.resolve("none"), dir.resolve("test-classes"), dir, out, Shard.ALL,
                         Set.of(), 1, Duration.ofSeconds(1))));
@@ -146,6 +155,9 @@ class CampaignStaleTest {
             assertEquals("08-margin", campaign.get("smallest_margin_id"), "the first of a tie, never the NaN");
             assertEquals(4, ((Number) campaign.get("killed")).intValue());
             assertTrue(Files.readString(dir.resolve("on/results.md")).contains(" on 2 threads (per-mutant limit 60 s)."));
+            // A re-run into the same folder clears the mutant's old evidence first: one failing line, not two.
+            Campaign.Result again = new Campaign(config(dir.resolve("on"), Shard.ALL, Set.of("08-margin"))).run();
+            assertEquals(1, again.mutants().getFirst().values().size(), "the first run's evidence line is gone");
         } finally {
             if (gate == null) {
                 System.clearProperty(ClaimRunFixture.GATE);
