@@ -52,3 +52,17 @@ class WideMarginFixture {
         evidence.check("err", 8, 2, null);
     }
 }
+
+/** An R8 class whose set-up fails: the class itself is the killer, no test of it runs. */
+@Claim("R8")
+@EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
+class BrokenSetupFixture {
+    @org.junit.jupiter.api.BeforeAll
+    static void setUp() {
+        throw new IllegalStateException("no setup");
+    }
+
+    @Test
+    void never() {
+    }
+}

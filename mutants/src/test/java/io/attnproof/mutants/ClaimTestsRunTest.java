@@ -46,12 +46,23 @@ class ClaimTestsRunTest {
         ClaimTests index = ClaimTests.index(root, new MutantClassLoader("index", Map.of(), getClass().getClassLoader(),
                 Map.of()));
         String pkg = "io.attnproof.mutants.";
-        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7"), index.claims(), "R4's class has no test method");
+        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7", "R8"), index.claims(), "R4's class has no test method");
         assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.classesFor(List.of("R1", "R2")));
         assertEquals(java.util.Set.of(pkg + "LaneClaimsFixture"), index.classesFor(List.of("R3")), "where it is declared");
         assertEquals(java.util.Set.of(pkg + "CudaLaneFixture"), index.concreteClassesFor(List.of("R3")),
                 "who runs it: the concrete subclass, not the abstract one");
         assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.concreteClassesFor(List.of("R1")));
         assertEquals(java.util.Set.of(), index.concreteClassesFor(List.of("R9")));
+    }
+
+    @Test
+    void aClassWhoseSetUpFailsIsItselfTheKiller() {
+        ScopedProperties.install();
+        MutantClassLoader loader = new MutantClassLoader("claim-run", Map.of(), getClass().getClassLoader(),
+                Map.of(ClaimRunFixture.GATE, "on"));
+        ClaimTests.Outcome o = ClaimTests.run(loader, List.of("R8"), List.of(BrokenSetupFixture.class.getName()));
+        assertEquals(List.of(0, 0, 0, 0), List.of(o.run(), o.passed(), o.failed(), o.skipped()), "no test ran");
+        assertEquals(List.of(new ClaimTests.Killer("BrokenSetupFixture (class)",
+                "java.lang.IllegalStateException: no setup")), o.killers());
     }
 }
