@@ -66,3 +66,15 @@ class BrokenSetupFixture {
     void never() {
     }
 }
+
+/** An R9 claim test inside a nested class: indexed under its top-level class. */
+@EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
+class NestedHolderFixture {
+    @org.junit.jupiter.api.Nested
+    class Inner {
+        @Test
+        @Claim("R9")
+        void nested() {
+        }
+    }
+}

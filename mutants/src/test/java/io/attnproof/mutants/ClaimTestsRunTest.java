@@ -46,13 +46,15 @@ class ClaimTestsRunTest {
         ClaimTests index = ClaimTests.index(root, new MutantClassLoader("index", Map.of(), getClass().getClassLoader(),
                 Map.of()));
         String pkg = "io.attnproof.mutants.";
-        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7", "R8"), index.claims(), "R4's class has no test method");
+        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7", "R8", "R9"), index.claims(), "R4's class has no test method");
         assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.classesFor(List.of("R1", "R2")));
         assertEquals(java.util.Set.of(pkg + "LaneClaimsFixture"), index.classesFor(List.of("R3")), "where it is declared");
         assertEquals(java.util.Set.of(pkg + "CudaLaneFixture"), index.concreteClassesFor(List.of("R3")),
                 "who runs it: the concrete subclass, not the abstract one");
         assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.concreteClassesFor(List.of("R1")));
-        assertEquals(java.util.Set.of(), index.concreteClassesFor(List.of("R9")));
+        assertEquals(java.util.Set.of(pkg + "NestedHolderFixture"), index.classesFor(List.of("R9")),
+                "a nested class's test is found under its top-level class");
+        assertEquals(java.util.Set.of(), index.classesFor(List.of("R4")));
     }
 
     @Test
