@@ -3,6 +3,7 @@ package io.attnproof.mutants;
 import io.attnproof.fixtures.json.JsonTrees;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -225,27 +226,31 @@ public final class MergeResults {
     }
 
     public static void main(String[] args) throws IOException {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** The command: 0 when every merged mutant is killed (or two compared files agree), 1 otherwise, 2 on bad input. */
+    static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
         if (args.length == 3 && args[0].equals("--compare")) {
             List<String> diffs = compare(args[1], ResultsFiles.readJson(Path.of(args[1])), args[2],
                     ResultsFiles.readJson(Path.of(args[2])));
-            diffs.forEach(d -> System.out.println("mutants compare: " + d));
-            System.out.println("mutants compare: " + (diffs.isEmpty() ? "identical verdicts" : diffs.size()
+            diffs.forEach(d -> out.println("mutants compare: " + d));
+            out.println("mutants compare: " + (diffs.isEmpty() ? "identical verdicts" : diffs.size()
                     + " difference(s)") + " between " + args[1] + " and " + args[2]);
-            System.exit(diffs.isEmpty() ? 0 : 1);
+            return diffs.isEmpty() ? 0 : 1;
         }
         if (args.length < 1 || args.length > 2) {
-            System.err.println("usage: MergeResults RESULTS_DIR [CATALOG_DIR] | MergeResults --compare A.json B.json");
-            System.exit(2);
+            err.println("usage: MergeResults RESULTS_DIR [CATALOG_DIR] | MergeResults --compare A.json B.json");
+            return 2;
         }
         List<Map<String, Object>> merged;
         try {
             merged = mergeAndWrite(Path.of(args[0]), args.length == 2 ? Path.of(args[1]) : null);
         } catch (IllegalArgumentException | IOException e) {
-            System.err.println("mutants merge: " + e.getMessage());
-            System.exit(2);
-            return;
+            err.println("mutants merge: " + e.getMessage());
+            return 2;
         }
-        System.out.println(ResultsFiles.headline(merged) + " -> " + Path.of(args[0]).resolve("results.json"));
-        System.exit(merged.stream().allMatch(r -> "killed".equals(r.get("status"))) ? 0 : 1);
+        out.println(ResultsFiles.headline(merged) + " -> " + Path.of(args[0]).resolve("results.json"));
+        return merged.stream().allMatch(r -> "killed".equals(r.get("status"))) ? 0 : 1;
     }
 }
