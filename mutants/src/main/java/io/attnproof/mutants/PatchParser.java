@@ -75,8 +75,8 @@ public final class PatchParser {
     /**
      * The optional header key, at most once: {@code tier: sweep} puts a mutant in the sweep tier, run by the campaigns
      * workflow and {@code -Dmutants.tier=all} but not by every {@code mvn verify}; without it a mutant is in the
-     * default tier. {@code CatalogTiersTest} keeps every (claim, lane) pair and every detection path of the catalog in
-     * the default tier.
+     * default tier. {@code CatalogTiersTest} keeps every (claim, lane) pair and every checker of the catalog's
+     * detection paths in the default tier.
      */
     public static final String TIER = "tier";
     /** The one value of {@link #TIER}. */

@@ -29,20 +29,20 @@ class CatalogTiersTest {
         return nativeLane != null ? nativeLane : PatchParser.javaRoot(m.files().getFirst().path());
     }
 
-    /** Each (claim, lane) pair and each detection path of {@code mutants} with the ids proving it. */
+    /** Each (claim, lane) pair and each checker of {@code mutants} with the ids proving it. */
     static Map<String, Set<String>> pairs(List<Mutant> mutants) throws java.io.IOException {
         Map<String, Set<String>> out = new TreeMap<>();
         for (Mutant m : mutants) {
+            List<String> paths = detects(m);
             // An emulator mutant that names detection paths counts by their checkers: the sweep tier runs on every
             // push to main that changes native/ (campaigns.yml), so a checker's other paths may wait for it.
-            if (!(PatchParser.EMULATOR.equals(lane(m)) && !detects(m).isEmpty())) {
+            if (paths.isEmpty() || !PatchParser.EMULATOR.equals(lane(m))) {
                 for (String c : m.claims()) {
                     out.computeIfAbsent(c + " on " + lane(m), k -> new TreeSet<>()).add(m.id());
                 }
             }
-            for (String path : detects(m)) {
-                out.computeIfAbsent("checker " + path.substring(0, path.indexOf('.') < 0 ? path.length()
-                        : path.indexOf('.')), k -> new TreeSet<>()).add(m.id());
+            for (String path : paths) {
+                out.computeIfAbsent("checker " + path.split("\\.", 2)[0], k -> new TreeSet<>()).add(m.id());
             }
         }
         return out;
