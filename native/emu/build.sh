@@ -49,6 +49,7 @@ for c in "$cxx" "$fma_cxx"; do
         echo "native/emu/build.sh: $c not found: the emulated lanes (cuda-emu, metal-emu) need a C++20 compiler" >&2
         exit 1
     fi
+    emu_probe "$c"
 done
 flags=(-std=c++20 -O"$opt" -pthread -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden -Wall -Wextra
     -Wno-unknown-pragmas)
@@ -146,6 +147,7 @@ fi
 if wants fidelity && [ -n "$fidelity" ]; then
     fidelity="$(cd "$fidelity" && pwd)"
     fid_cxx="$(emu_cxx 0)"
+    emu_probe "$fid_cxx"
     lane_cxx="$fid_cxx" build libattnproof_cuda_emu_fidelity.so "$fidelity/cuda_fidelity_host.cpp" \
         "$fidelity/fidelity.cu" -O0 -ffp-contract=off -I "$here" -I "$fidelity" &
     pids+=($!)

@@ -13,11 +13,25 @@ emu_cxx() { # <optimisation level>
     fi
 }
 
+# Whether the compiler is clang, from its --version (a name says nothing: macOS's g++ is clang). Each --version costs
+# a tenth of a second, and the tests and the mutant campaign run these scripts a hundred times, so a script asks once
+# per compiler: emu_probe (not in a subshell) keeps the answer for the subshells it forks.
+declare -A emu_clang_of=()
+emu_probe() { # <compiler>
+    if [ -z "${emu_clang_of[$1]:-}" ]; then
+        if "$1" --version 2>/dev/null | grep -qi clang; then emu_clang_of[$1]=yes; else emu_clang_of[$1]=no; fi
+    fi
+}
+emu_is_clang() { # <compiler>
+    emu_probe "$1"
+    [ "${emu_clang_of[$1]}" = yes ]
+}
+
 # The compiler's own flags. g++: -fno-gnu-unique keeps each library's statics its own when several (a mutant's too)
 # are loaded in one JVM. clang never makes STB_GNU_UNIQUE symbols, has no such flag, and warns on the MSL attributes
 # that g++ ignores silently.
 emu_cxx_flags() { # <compiler>
-    if "$1" --version 2>/dev/null | grep -qi clang; then
+    if emu_is_clang "$1"; then
         echo "-Wno-unknown-attributes"
     else
         echo "-Wno-attributes -fno-gnu-unique"
@@ -26,7 +40,7 @@ emu_cxx_flags() { # <compiler>
 
 # -Werror where the project's own sources are built with g++, the compiler whose warnings they are written against.
 emu_cxx_werror() { # <compiler>
-    if ! "$1" --version 2>/dev/null | grep -qi clang; then
+    if ! emu_is_clang "$1"; then
         echo "-Werror"
     fi
 }

@@ -6,13 +6,21 @@
 # Exit 4 (with the reason) where libclang's Python bindings are missing; 3 on a refused construct; 2 on a parse error.
 # ATTNPROOF_PYTHON: the Python with libclang's bindings (default /usr/bin/python3, where Debian installs them).
 # ATTNPROOF_FRONTEND_OPT: the optimisation level (default 2; the tests and mutants use 0). The compiler: ../cxx.sh.
+# ATTNPROOF_BUILD_CACHE: a folder of outputs built before, by content (cache.sh).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 src="${1:?usage: build-metal.sh <src.metal> <out-dir> <name> [flags]}"; out="${2:?out-dir}"; name="${3:?name}"; shift 3
 . "$here/../cxx.sh"
+. "$here/cache.sh"
 opt="${ATTNPROOF_FRONTEND_OPT:-2}"
 cxx="$(emu_cxx "$opt")"
 mkdir -p "$out"
+outputs=("$name.emu.cpp" "$name.emu.cpp.rewrites.txt" "lib$name.so")
+if [ -n "${ATTNPROOF_BUILD_CACHE:-}" ]; then
+    key="$(emu_cache_key "$(basename "$0")" "$src" "$name" "$@")"
+    if emu_cache_get "$key" "$out" "${outputs[@]}"; then exit 0; fi
+fi
+emu_probe "$cxx"
 "${ATTNPROOF_PYTHON:-/usr/bin/python3}" "$here/msl2emu.py" "$src" "$out/$name.emu.cpp"
 # shellcheck disable=SC2046 # (the compiler's own flags are single words)
 "$cxx" -std=c++20 -O"$opt" -pthread -fPIC -shared -fvisibility=hidden \
@@ -21,3 +29,4 @@ mkdir -p "$out"
     -ffp-contract=off -I "$here" -I "$here/../metal" -I "$here/include-msl" -I "$here/.." "$@" \
     -o "$out/lib$name.so.tmp.$$" "$out/$name.emu.cpp"
 mv -f "$out/lib$name.so.tmp.$$" "$out/lib$name.so"
+if [ -n "${ATTNPROOF_BUILD_CACHE:-}" ]; then emu_cache_put "$key" "$out" "${outputs[@]}"; fi

@@ -107,6 +107,7 @@ final class NativeBuild {
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
             pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
+            pb.environment().remove("ATTNPROOF_BUILD_CACHE"); // a mutant's own build is never built again
             if (!emulator || !m.claims().contains("N5")) {
                 // At -O0 (clang++ where installed, native/emu/cxx.sh): a fraction of the compile time, the -O2
                 // lanes' bits on the claim inputs (OptLevelBitsTest). An emulator mutant of N5 keeps the normal

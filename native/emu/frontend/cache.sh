@@ -1,0 +1,49 @@
+# Sourced by build-cu.sh and build-metal.sh: a content-addressed cache of their outputs, on when ATTNPROOF_BUILD_CACHE
+# names a folder (the Maven build sets it for its tests: system-under-test's and conformance's tests and the mutant
+# campaign's unchanged kernels build the same sources with the same flags, each into its own folder).
+#
+# The key is everything a build reads: the script, the name and compiler flags it was given, the source's path (the
+# generated C++ names it in #line, so a fault message does too) and bytes, the emulator and front end in use by path
+# and by the bytes of every file (a mutant's patched copy is its own key), the optimisation level, and the compiler and
+# Python by path, size and time. The output folder is not in it: a library's bytes do not depend on it (only the
+# generated file's base name is in its symbol table, and that is the name).
+
+emu_sha() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
+
+emu_cache_key() { # <script> <source> <name> [flags...]
+    local emu_root src c py list
+    emu_root="$(cd "$here/.." && pwd)"
+    src="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+    c="$(command -v "$cxx")"
+    py="$(command -v "${ATTNPROOF_PYTHON:-/usr/bin/python3}")"
+    list="$(mktemp)"
+    {
+        printf '%s\0' "$@" "opt=$opt" "$src" "$emu_root" "$(ls -lLn "$c")" "$(ls -lLn "$py")"
+        cat "$src"
+        cd "$emu_root" && find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z > "$list"
+        xargs -0 wc -c < "$list"
+        xargs -0 cat < "$list"
+    } | emu_sha | cut -c1-40
+    rm -f "$list"
+}
+
+# Copies the cached outputs of <key> into <out> (each through a temporary name, then renamed); fails on a miss.
+emu_cache_get() { # <key> <out> <files...>
+    local entry="$ATTNPROOF_BUILD_CACHE/$1" out="$2" f
+    shift 2
+    [ -f "$entry/complete" ] || return 1
+    for f in "$@"; do
+        cp "$entry/$f" "$out/$f.tmp.$$" && mv -f "$out/$f.tmp.$$" "$out/$f" || return 1
+    done
+}
+
+# Stores <files> of <out> under <key>. The entry's mkdir is the lock (when two builds race, the first keeps it) and
+# its `complete` file, written last, what a reader waits for, so a concurrent build never reads half an entry.
+emu_cache_put() { # <key> <out> <files...>
+    local entry="$ATTNPROOF_BUILD_CACHE/$1" out="$2" f
+    shift 2
+    mkdir -p "$ATTNPROOF_BUILD_CACHE"
+    mkdir "$entry" 2>/dev/null || return 0
+    for f in "$@"; do cp "$out/$f" "$entry/$f"; done
+    touch "$entry/complete"
+}
