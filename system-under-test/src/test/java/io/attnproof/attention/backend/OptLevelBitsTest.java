@@ -26,8 +26,11 @@ class OptLevelBitsTest {
 
     @BeforeAll
     static void buildAtO0() throws IOException {
-        dir = NativeFiles.dir().resolve("opt0").toAbsolutePath();
         Path repo = FrontEnd.REPO;
+        // Built from this repository's unpatched sources and build, so the same libraries whichever lanes are under
+        // test: a mutant's run (its lanes in its own folder) finds the normal build's, which build.sh keeps while no
+        // source is newer.
+        dir = repo.resolve("system-under-test/target/native/opt0");
         FrontEnd.Result r = FrontEnd.run(List.of("bash", repo.resolve("native/emu/build.sh").toString(),
                 dir.toString(), repo.resolve("native/cuda/sinks_attn.cu").toString(),
                 repo.resolve("native/metal/sinks_attn.metal").toString()),
