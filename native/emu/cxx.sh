@@ -16,15 +16,14 @@ emu_cxx() { # <optimisation level>
 # Whether the compiler is clang, from its --version (a name says nothing: macOS's g++ is clang). Each --version costs
 # a tenth of a second, and the tests and the mutant campaign run these scripts a hundred times, so a script asks once
 # per compiler: emu_probe (not in a subshell) keeps the answer for the subshells it forks.
-declare -A emu_clang_of=()
+emu_clang_of="" # "|compiler=yes|compiler=no|...": bash 3.2 (macOS) has no associative arrays
 emu_probe() { # <compiler>
-    if [ -z "${emu_clang_of[$1]:-}" ]; then
-        if "$1" --version 2>/dev/null | grep -qi clang; then emu_clang_of[$1]=yes; else emu_clang_of[$1]=no; fi
-    fi
+    case "$emu_clang_of" in *"|$1="*) return 0 ;; esac
+    if "$1" --version 2>/dev/null | grep -qi clang; then emu_clang_of+="|$1=yes"; else emu_clang_of+="|$1=no"; fi
 }
 emu_is_clang() { # <compiler>
     emu_probe "$1"
-    [ "${emu_clang_of[$1]}" = yes ]
+    case "$emu_clang_of" in *"|$1=yes"*) return 0 ;; *) return 1 ;; esac
 }
 
 # The compiler's own flags. g++: -fno-gnu-unique keeps each library's statics its own when several (a mutant's too)

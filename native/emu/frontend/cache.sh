@@ -8,23 +8,28 @@
 # Python by path, size and time. The output folder is not in it: a library's bytes do not depend on it (only the
 # generated file's base name is in its symbol table, and that is the name).
 
-emu_sha() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
+emu_sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
+
+# Every file under <folder> (a Python cache aside): names and sizes, then bytes, in one stream to hash.
+emu_tree() { # <folder>
+    local list
+    list="$(mktemp)"
+    (cd "$1" && find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z > "$list"
+        xargs -0 wc -c < "$list"; xargs -0 cat < "$list")
+    rm -f "$list"
+}
 
 emu_cache_key() { # <script> <source> <name> [flags...]
-    local emu_root src c py list
+    local emu_root src c py
     emu_root="$(cd "$here/.." && pwd)"
     src="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
     c="$(command -v "$cxx")"
     py="$(command -v "${ATTNPROOF_PYTHON:-/usr/bin/python3}")"
-    list="$(mktemp)"
     {
         printf '%s\0' "$@" "opt=$opt" "$src" "$emu_root" "$(ls -lLn "$c")" "$(ls -lLn "$py")"
         cat "$src"
-        cd "$emu_root" && find . -type f ! -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z > "$list"
-        xargs -0 wc -c < "$list"
-        xargs -0 cat < "$list"
-    } | emu_sha | cut -c1-40
-    rm -f "$list"
+        emu_tree "$emu_root"
+    } | emu_sha256 | cut -c1-40
 }
 
 # Copies the cached outputs of <key> into <out> (each through a temporary name, then renamed); fails on a miss.
