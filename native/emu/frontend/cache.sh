@@ -3,10 +3,11 @@
 # campaign's unchanged kernels build the same sources with the same flags, each into its own folder).
 #
 # The key is everything a build reads: the script, the name and compiler flags it was given, the source's path (the
-# generated C++ names it in #line, so a fault message does too) and bytes, the emulator and front end in use by path
-# and by the bytes of every file (a mutant's patched copy is its own key), the optimisation level, and the compiler and
-# Python by path, size and time. The output folder is not in it: a library's bytes do not depend on it (only the
-# generated file's base name is in its symbol table, and that is the name).
+# generated C++ names it in #line, so a fault message does too), the bytes of every file in the source's folder and
+# in each -I folder given (what it may include), the emulator and front end in use by path and by the bytes of every
+# file (a mutant's patched copy is its own key), the optimisation level, and the compiler (whose system headers it
+# reads) and Python by path, size and time. The output folder is not in it: a library's bytes do not depend on it
+# (only the generated file's base name is in its symbol table, and that is the name).
 
 emu_sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
 
@@ -27,8 +28,14 @@ emu_cache_key() { # <script> <source> <name> [flags...]
     py="$(command -v "${ATTNPROOF_PYTHON:-/usr/bin/python3}")"
     {
         printf '%s\0' "$@" "opt=$opt" "$src" "$emu_root" "$(ls -lLn "$c")" "$(ls -lLn "$py")"
-        cat "$src"
         emu_tree "$emu_root"
+        # What the source may include: its own folder (the translator parses it there) and each -I folder given.
+        emu_tree "$(dirname "$src")"
+        local a next=""
+        for a in "$@"; do
+            if [ -n "$next" ]; then emu_tree "$a"; next=""; continue; fi
+            case "$a" in -I) next=1 ;; -I?*) emu_tree "${a#-I}" ;; esac
+        done
     } | emu_sha256 | cut -c1-40
 }
 

@@ -44,7 +44,7 @@ class BuildCacheTest {
                 """);
         dir.resolve("cxx").toFile().setExecutable(true);
         dir.resolve("python").toFile().setExecutable(true);
-        source = dir.resolve("k.cu");
+        source = Files.createDirectories(dir.resolve("src")).resolve("k.cu");
         Files.writeString(source, "__global__ void k() {}\n");
     }
 
@@ -81,6 +81,8 @@ class BuildCacheTest {
         assertEquals(2, build(FrontEnd.DIR, source, "b", "-DATTNPROOF_EMU_PLAIN"), "another flag");
         Files.writeString(source, "__global__ void k() { }\n");
         assertEquals(3, build(FrontEnd.DIR, source, "c"), "the source's bytes");
+        Files.writeString(source.resolveSibling("k.cuh"), "#define TILE 64\n");
+        assertEquals(4, build(FrontEnd.DIR, source, "c2"), "a file the source may include, beside it");
         // The emulator in use: a copy of native/emu with one header changed, as a mutant's patched copy.
         Path emu = dir.resolve("emu");
         try (Stream<Path> files = Files.walk(FrontEnd.REPO.resolve("native/emu"))) {
@@ -93,11 +95,11 @@ class BuildCacheTest {
                 }
             }
         }
-        assertEquals(4, build(emu.resolve("frontend"), source, "d"), "the emulator's path");
-        assertEquals(4, build(emu.resolve("frontend"), source, "e"), "the copy's second build of the same inputs");
+        assertEquals(5, build(emu.resolve("frontend"), source, "d"), "the emulator's path");
+        assertEquals(5, build(emu.resolve("frontend"), source, "e"), "the copy's second build of the same inputs");
         Files.writeString(emu.resolve("emu_limits.h"), "// changed\n", java.nio.file.StandardOpenOption.APPEND);
-        assertEquals(5, build(emu.resolve("frontend"), source, "f"), "a changed emulator header");
-        assertEquals(6, Stream.of("a", "b", "c", "d", "e", "f")
+        assertEquals(6, build(emu.resolve("frontend"), source, "f"), "a changed emulator header");
+        assertEquals(7, Stream.of("a", "b", "c", "c2", "d", "e", "f")
                 .filter(d -> Files.exists(dir.resolve(d).resolve("libk.so"))).count());
     }
 }
