@@ -6,15 +6,17 @@ import java.util.List;
 /**
  * One curated mutant: its header ({@code # id}, {@code # claims}, {@code # breaks}, {@code # origin}, and
  * {@code # interleaving} for a race whose kill counts depend on thread scheduling, else null; {@code # tier: sweep}
- * for a mutant of the sweep tier, {@link PatchParser#TIER}) and the
+ * for a mutant of the sweep tier, {@link PatchParser#TIER}; {@code # builds}, the build groups an emulator patch
+ * changes, else empty, {@link PatchParser#BUILDS}) and the
  * file patches of its unified diff, all against {@code system-under-test/src/main/java}, or one kernel source under
  * {@code native/} (a native mutant).
  */
 public record Mutant(String id, List<String> claims, String breaks, String origin, String interleaving,
-        boolean sweep, Path patchFile, List<FilePatch> files) {
+        boolean sweep, List<String> builds, Path patchFile, List<FilePatch> files) {
 
     public Mutant {
         claims = List.copyOf(claims);
+        builds = List.copyOf(builds);
         files = List.copyOf(files);
     }
 

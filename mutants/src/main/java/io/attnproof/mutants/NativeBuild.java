@@ -39,8 +39,9 @@ final class NativeBuild {
      * checked lanes, held against the normal build's plain ones (a patched emulator is judged against the unpatched
      * plain build); N1's checked lanes and probes (the race checker runs only there: RaceClaims on cuda-emu and
      * metal-emu, each kind of race on the probes, CheckerPathsTest); a
-     * claim not listed rebuilds every group. The rest come from the normal build, so a fault only another group
-     * shows can only survive, never pass for a kill.
+     * claim not listed rebuilds every group. A patch's {@code # builds:} line names its groups instead (mutant 91
+     * changes the cuda-emu line of build.sh only). The rest come from the normal build, so a fault only another
+     * group shows can only survive, never pass for a kill.
      */
     private static final java.util.Map<String, String> EMULATOR_BUILDS = java.util.Map.of("N4", "fidelity", "N5",
             "cuda-emu,metal-emu", "N1", "cuda-emu,fidelity,metal-emu");
@@ -105,7 +106,8 @@ final class NativeBuild {
                 }
             }
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims()) : lane);
+            pb.environment().put("ATTNPROOF_EMU_ONLY", !emulator ? lane
+                    : m.builds().isEmpty() ? emulatorBuilds(m.claims()) : String.join(",", m.builds()));
             pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
             pb.environment().remove("ATTNPROOF_BUILD_CACHE"); // a mutant's own build is never built again
             if (!emulator || !m.claims().contains("N5")) {

@@ -86,7 +86,16 @@ public final class PatchParser {
      * mutant proves (comma-separated keys); read by the ledger (io.attnproof.ledger.DetectionPaths), not the runner.
      */
     public static final String DETECTS = "detects";
-    private static final List<String> OPTIONAL = List.of(INTERLEAVING, TIER, DETECTS);
+    /**
+     * The optional header key, at most once, of an emulator mutant only: {@code builds}, the groups of
+     * native/emu/build.sh its patch changes (comma-separated, of {@link #BUILD_GROUPS}), rebuilt in place of the
+     * groups its claims' tests load; the other libraries are the normal build's.
+     */
+    public static final String BUILDS = "builds";
+    /** native/emu/build.sh's groups ({@code ATTNPROOF_EMU_ONLY}). */
+    public static final List<String> BUILD_GROUPS = List.of("cuda-emu", "cuda-emu-fma", "metal-emu", "plain",
+            "fidelity");
+    private static final List<String> OPTIONAL = List.of(INTERLEAVING, TIER, DETECTS, BUILDS);
 
     private static final Pattern HEADER = Pattern.compile("#\\s*([A-Za-z_-]+)\\s*:(.*)");
     private static final Pattern HUNK = Pattern.compile("@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
@@ -155,8 +164,23 @@ public final class PatchParser {
         }
         List<String> claims = claims(file, headerLine.get("claims"), header.get("claims"));
         List<Mutant.FilePatch> files = diff(file, lines, i);
+        List<String> builds = List.of();
+        if (header.containsKey(BUILDS)) {
+            int at = headerLine.get(BUILDS);
+            if (!EMULATOR.equals(nativeLane(files.getFirst().path()))) {
+                throw new PatchFormatException(file, at, "'# " + BUILDS + ":' is for a mutant of the emulator"
+                        + " (native/emu/), not of " + files.getFirst().path());
+            }
+            builds = List.of(header.get(BUILDS).split("\\s*,\\s*"));
+            for (String g : builds) {
+                if (!BUILD_GROUPS.contains(g)) {
+                    throw new PatchFormatException(file, at, "'# " + BUILDS + ":' group \"" + g + "\" is not one of "
+                            + BUILD_GROUPS);
+                }
+            }
+        }
         return new Mutant(header.get("id"), claims, header.get("breaks"), header.get("origin"),
-                header.get(INTERLEAVING), header.containsKey(TIER), file, files);
+                header.get(INTERLEAVING), header.containsKey(TIER), builds, file, files);
     }
 
     private static List<String> claims(Path file, int line, String value) throws PatchFormatException {

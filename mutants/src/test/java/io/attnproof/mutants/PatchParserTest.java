@@ -76,7 +76,7 @@ class PatchParserTest {
         assertEquals("07-x.patch:3: '# breaks:' is empty", message("07-x.patch", ok.replace("# breaks: b", "# breaks:")
                 + DIFF));
         assertEquals("07-x.patch:5: header line \"# author: me\" must be '# key: value' with key one of"
-                + " [id, claims, breaks, origin] or [interleaving, tier, detects]",
+                + " [id, claims, breaks, origin] or [interleaving, tier, detects, builds]",
                 message("07-x.patch", ok + "# author: me\n" + DIFF));
         assertEquals("07-x.patch:6: '# detects:' given twice (first on line 5)", message("07-x.patch",
                 ok + "# detects: a\n# detects: b\n" + DIFF));
@@ -152,6 +152,23 @@ class PatchParserTest {
         assertEquals(null, PatchParser.nativeLane("examples/kernels/metal/x/y.metal"));
         Set<String> classes = Set.of("a.MetalSinksDecodeTest", "a.MetalEmuLaneTest", "a.Fa2SinksEmuTest");
         assertEquals(Set.of("a.MetalSinksDecodeTest"), NativeBuild.laneClasses("metal-frontend", classes, List.of("N6")));
+    }
+
+    /** An emulator mutant may name the build groups its patch changes; another mutant, or another group, is refused. */
+    @Test
+    void anEmulatorMutantMayNameTheBuildGroupsItsPatchChanges() throws Exception {
+        String b = "native/emu/build.sh";
+        String emu = "diff --git a/" + b + " b/" + b + "\n--- a/" + b + "\n+++ b/" + b + "\n@@ -1,1 +1,1 @@\n-a\n+b\n";
+        String head = "# id: 91-x\n# claims: N5\n# breaks: b\n# origin: o\n";
+        assertEquals(List.of(), PatchParser.parse(Path.of("91-x.patch"), head + emu).builds(),
+                "without the line, the groups of its claims");
+        assertEquals(List.of("cuda-emu", "plain"), PatchParser.parse(Path.of("91-x.patch"),
+                head + "# builds: cuda-emu, plain\n" + emu).builds());
+        assertEquals("91-x.patch:5: '# builds:' group \"cuda\" is not one of [cuda-emu, cuda-emu-fma, metal-emu, plain,"
+                + " fidelity]", message("91-x.patch", head + "# builds: cuda-emu,cuda\n" + emu));
+        assertEquals("07-x.patch:5: '# builds:' is for a mutant of the emulator (native/emu/), not of " + P,
+                message("07-x.patch", "# id: 07-x\n# claims: R1\n# breaks: b\n# origin: o\n# builds: cuda-emu\n"
+                        + DIFF));
     }
 
     /** The emulator's own headers and build script are patchable (an emulator mutant); nothing else under native/emu. */
