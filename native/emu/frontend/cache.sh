@@ -7,7 +7,8 @@
 # in each -I folder given (what it may include), the emulator and front end in use by path and by the bytes of every
 # file (a mutant's patched copy is its own key), the optimisation level, and the compiler (whose system headers it
 # reads) and Python by path, size and time. The output folder is not in it: a library's bytes do not depend on it
-# (only the generated file's base name is in its symbol table, and that is the name).
+# (only the generated file's base name is in its symbol table, and that is the name). Nor is libclang (the
+# translator's parser): the cache lives in the build's target/, so a libclang upgrade wants a `mvn clean`.
 
 emu_sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
 
