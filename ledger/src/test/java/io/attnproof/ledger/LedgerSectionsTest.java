@@ -89,6 +89,8 @@ class LedgerSectionsTest {
         assertTrue(html.contains("<ul id=\"problems\">\n<li>" + evidence.resolve("B.jsonl") + ":1: malformed evidence"),
                 html);
         assertTrue(html.contains("<ul id=\"no-evidence\">\n"), html);
+        assertTrue(html.contains("<p>R8 plot: no " + Ledger.R8_CSV + " in the evidence directories"
+                + " (DeadPrefixGrowthTest writes it)</p>\n"), html);
         Map<String, Object> json = JsonLedger.ledger(l);
         assertEquals(List.of("U2 cpu A#b: max_abs_err 3 not <= 2"), json.get("failing_lines"));
         @SuppressWarnings("unchecked")
