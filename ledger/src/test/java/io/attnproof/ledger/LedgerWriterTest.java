@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Writing the ledger removes the pictures of an earlier run, and reading the mutant results at their place under
- * a root resolves the catalog against that root (a catalog patch without a result is "not run").
+ * a root resolves the catalog against that root (a catalog patch without a result is "not run"; a
+ * file that is no patch is nothing).
  */
 class LedgerWriterTest {
     @TempDir
@@ -38,6 +39,7 @@ class LedgerWriterTest {
         Path root = LedgerFixture.root(dir.resolve("repo"), true, false);
         Path catalog = Files.createDirectories(root.resolve("mutants").resolve("catalog"));
         Files.writeString(catalog.resolve("zz-extra.patch"), "# id: zz-extra\n");
+        Files.writeString(catalog.resolve("README.md"), "not a patch\n");
         MutantReport r = MutantReport.read(root.resolve(Ledger.MUTANTS));
         assertEquals(List.of("zz-extra"), r.notRun());
         assertEquals(6, r.mutants().size());
