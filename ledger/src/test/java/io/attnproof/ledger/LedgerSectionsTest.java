@@ -116,4 +116,15 @@ class LedgerSectionsTest {
         assertFalse(html.contains("id=\"failing\""), html);
         assertFalse(html.contains("id=\"problems\""), html);
     }
+
+    @Test
+    void aClaimWhosePairsAllSkippedShowsSkip() throws IOException {
+        Path e = Files.createDirectories(dir.resolve("skips").resolve("oracles").resolve("target").resolve("evidence"));
+        Files.writeString(e.resolve("A.jsonl"), """
+                {"claim":"X1","backend":"cpu-vs-cuda","kind":"skip","metric":"skipped","value":0.0,"skipped":"no CUDA driver","test":"A#x","run":"1"}
+                """);
+        Ledger l = Ledger.build(dir.resolve("skips"), List.of());
+        assertTrue(MarkdownLedger.matrix(l).contains("| X1 | " + s("X1") + " | SKIP (1 pair) |\n"),
+                MarkdownLedger.matrix(l));
+    }
 }

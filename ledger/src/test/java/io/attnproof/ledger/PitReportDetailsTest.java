@@ -1,11 +1,13 @@
 package io.attnproof.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,5 +51,18 @@ class PitReportDetailsTest {
         PitReport.Open c1 = p.open().get(4);
         assertEquals("4 9", c1.index());
         assertEquals("C.java:7 c1 MathMutator (SURVIVED) — Replaced integer addition with subtraction", c1.text());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> packages = (List<Map<String, Object>>) PitTriage.summary(p).get("packages");
+        assertEquals(List.of("io.x"), packages.stream().map(m -> m.get("package")).toList());
+    }
+
+    /** Only a report at a module's own path gets the triage: not one as deep below the root at another path. */
+    @Test
+    void aReportAtNoModulesPathGetsNoTriageAtAnyDepth() throws IOException {
+        Path csv = dir.resolve(PitReport.TRIAGE);
+        PitReport.writeTriage(Files.createDirectories(csv.getParent()).resolve(csv.getFileName()), List.of());
+        assertNull(PitReport.findTriage(dir.resolve("a/b/c/mutations.xml")), "four levels deep, as a module's report");
+        assertEquals(csv.toAbsolutePath().normalize(),
+                PitReport.findTriage(dir.resolve("ledger/target/pit-reports/mutations.xml")));
     }
 }
