@@ -90,6 +90,7 @@ class ControlDegeneracyTest {
         CorpusChecker.Outcome o = judge(withCaseReplaced(check.a().caseId(), check.against()), check);
         assertFalse(o.passed(), o.toString());
         assertTrue(o.detail().contains("control_oracle_gap"), o.detail());
+        assertEquals(0.0, o.margin(), "a failed degeneracy line, which has no margin of its own, counts as 0");
     }
 
     @Test

@@ -1,0 +1,170 @@
+package io.attnproof.conformance.corpus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.attnproof.conformance.cases.CaseChecker;
+import io.attnproof.conformance.cases.CaseException;
+import io.attnproof.conformance.cases.CaseReader;
+import io.attnproof.conformance.cases.Compare;
+import io.attnproof.conformance.cli.Cli;
+import io.attnproof.conformance.npy.Npy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the corpus checker records besides PASS and FAIL: the kernel lane's faults and skips (as evidence lines, each
+ * with its case's seed), the seal on that path (a derived corpus is judged without one, a tampered sealed corpus is
+ * refused), the margin of each kind of check and an empty detail when it passes, and why an output is unusable.
+ */
+class CorpusCheckerDetailsTest {
+    @TempDir
+    static Path shared;
+    static Path corpus;
+    static Path good;
+    static Manifest manifest;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void exportAndRun() {
+        corpus = shared.resolve("corpus");
+        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small");
+        assertEquals(0, e.exit(), e.toString());
+        good = shared.resolve("good");
+        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", good.toString());
+        assertEquals(0, r.exit(), r.toString());
+        manifest = Manifest.read(corpus);
+    }
+
+    private static CaseChecker.Reference ref(String id) {
+        Manifest.Entry e = manifest.cases().stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
+        return CaseChecker.reference(CaseReader.readAny(corpus.resolve(e.caseFile())));
+    }
+
+    private static CorpusChecker.Outcome outcome(CorpusChecker.Result r, String checkId) {
+        return r.outcomes().stream().filter(o -> o.check().id().equals(checkId)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theKernelLanesFaultsAndSkipsAreRecorded() throws IOException {
+        CheckSpec faulty = manifest.checks().getFirst();
+        String x = faulty.a().caseId();
+        CheckSpec skipped = manifest.checks().stream().filter(c -> !CorpusExport.caseIds(c).contains(x)).findFirst()
+                .orElseThrow();
+        String y = skipped.a().caseId();
+        long t0 = System.nanoTime();
+        CorpusChecker.Result r = CorpusChecker.check(corpus, good, "k", dir.resolve("ev"), new HashMap<>(),
+                Map.of(y, "outside the envelope"), Map.of(x, "race on sink"));
+        double wall = (System.nanoTime() - t0) / 1e9;
+        assertEquals(manifest.checks().size(), r.outcomes().size(), "every check judged");
+        assertFalse(r.passed());
+        CorpusChecker.Outcome f = outcome(r, faulty.id());
+        assertFalse(f.passed());
+        assertEquals("case " + x + ": race on sink", f.detail());
+        CorpusChecker.Outcome s = outcome(r, skipped.id());
+        assertTrue(s.passed(), "a skip is no failure");
+        assertEquals("case " + y + ": outside the envelope", s.skipped());
+        assertTrue(r.seconds() >= 0 && r.seconds() <= wall, r.seconds() + " s within the call's " + wall + " s");
+        List<String> lines = Files.readAllLines(r.evidenceFile());
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"kernel_faults[" + x + "]\"")), "the fault's line");
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"skipped\":\"case " + y + ": outside the envelope\"")),
+                "the skip's line");
+        long seed = manifest.cases().stream().filter(e -> e.id().equals(x)).findFirst().orElseThrow().seed();
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"kernel_faults[" + x + "]\"") && l.contains("\"seed\":"
+                + seed)), "the fault's line carries its case's seed " + seed);
+    }
+
+    @Test
+    void theKernelPathVerifiesASealedCorpusAndJudgesADerivedOneUnsealed() throws IOException {
+        Path c = dir.resolve("tampered");
+        try (Stream<Path> walk = Files.walk(corpus)) {
+            for (Path p : walk.sorted().toList()) {
+                Path t = c.resolve(corpus.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(t);
+                } else {
+                    Files.copy(p, t);
+                }
+            }
+        }
+        Files.writeString(c.resolve("extra.txt"), "x");
+        assertThrows(CaseException.class, () -> CorpusChecker.check(c, good, "k", dir.resolve("ev"), new HashMap<>(),
+                Map.of(), Map.of()));
+        Path derived = dir.resolve("derived");
+        KernelFixtureCorpus.write(derived);
+        Path none = Files.createDirectories(dir.resolve("no-outputs"));
+        CorpusChecker.Result r = CorpusChecker.check(derived, none, "k", dir.resolve("ev2"), new HashMap<>(), Map.of(),
+                Map.of());
+        assertFalse(r.outcomes().isEmpty());
+        assertTrue(r.outcomes().stream().allMatch(o -> !o.passed() && o.detail().startsWith("missing output ")),
+                r.outcomes().toString());
+    }
+
+    @Test
+    void eachKindOfCheckHasItsMarginAndAPassHasNoDetail() {
+        CorpusChecker.Result r = CorpusChecker.checkUnsealed(corpus, good, "cpu", dir.resolve("ev"), new HashMap<>(),
+                c -> true);
+        CheckSpec oracle = manifest.checks().stream().filter(c -> c.type().equals("oracle") && !c.control())
+                .findFirst().orElseThrow();
+        CorpusChecker.Outcome o = outcome(r, oracle.id());
+        assertTrue(o.passed());
+        assertEquals("", o.detail(), "a pass records no note");
+        double[] act = Npy.readWide(good.resolve(oracle.a().caseId() + ".npy")).values();
+        CaseChecker.Verdict v = CaseChecker.judge(ref(oracle.a().caseId()), act);
+        double want = v.maxAbsErr() == 0 ? Double.POSITIVE_INFINITY : v.limit() / v.maxAbsErr();
+        if (v.hasContractTier()) {
+            want = Math.min(want, v.maxAbsErr() == 0 ? Double.POSITIVE_INFINITY : v.contractLimit() / v.maxAbsErr());
+        }
+        assertEquals(want, o.margin(), 1e-12 * Math.abs(want), "limit ÷ error, the nearest tier");
+        assertTrue(want > 1 && Double.isFinite(want), "degeneracy: a finite margin above 1 (" + want + ")");
+
+        CheckSpec control = manifest.checks().stream().filter(c -> c.type().equals("oracle") && c.control())
+                .findFirst().orElseThrow();
+        double[] cact = Npy.readWide(good.resolve(control.a().caseId() + ".npy")).values();
+        CaseChecker.Reference truth = ref(control.against());
+        double gap = Compare.of(truth.oracle(), cact).maxAbs();
+        assertEquals(gap / truth.limit(), outcome(r, control.id()).margin(), 1e-12 * gap / truth.limit(),
+                "a control's margin: its gap ÷ the limit");
+
+        CheckSpec bits = manifest.checks().stream().filter(c -> c.type().equals("same-bits") && !c.control())
+                .findFirst().orElseThrow();
+        assertEquals(Double.POSITIVE_INFINITY, outcome(r, bits.id()).margin(), "identical bits: an infinite margin");
+    }
+
+    @Test
+    void anUnreadableOrMisshapenOutputIsNamed() throws IOException {
+        Path out = Files.createDirectories(dir.resolve("out"));
+        try (Stream<Path> files = Files.list(good)) {
+            for (Path p : files.toList()) {
+                Files.copy(p, out.resolve(p.getFileName()));
+            }
+        }
+        CheckSpec check = manifest.checks().stream().filter(c -> c.type().equals("oracle") && !c.control())
+                .findFirst().orElseThrow();
+        String id = check.a().caseId();
+        Files.writeString(out.resolve(id + ".npy"), "not an npy file");
+        CorpusChecker.Outcome o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
+                c -> c.id().equals(check.id())).outcomes().getFirst();
+        assertFalse(o.passed());
+        assertTrue(o.detail().startsWith("unreadable output of case " + id + ": "), o.detail());
+        Npy.write(out.resolve(id + ".npy"), Npy.DType.F4, new int[] {1}, new float[1]);
+        o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
+                c -> c.id().equals(check.id())).outcomes().getFirst();
+        assertFalse(o.passed());
+        int[] shape = manifest.cases().stream().filter(e -> e.id().equals(id)).findFirst().orElseThrow().outputShape();
+        assertEquals("output " + out.resolve(id + ".npy") + " of case " + id + " has shape (1,), the case needs "
+                + Npy.shapeText(shape), o.detail());
+    }
+}
