@@ -70,6 +70,12 @@ class NpyEdgesTest {
     }
 
     @Test
+    void aFileOfMagicAndVersionOnlyIsTruncatedNotForeign() throws IOException {
+        Path f = Files.write(dir.resolve("eight.npy"), new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0});
+        assertEquals("truncated: 8 bytes, shorter than the version 1 preamble (10 bytes)", detail(f));
+    }
+
+    @Test
     void aMalformedHeaderIsQuotedUpToOneHundredCharacters() throws IOException {
         String hundred = "{'x" + "y".repeat(97);
         assertEquals(100, hundred.length());
@@ -141,6 +147,8 @@ class NpyEdgesTest {
         Path f = dir.resolve("x.npy");
         Npy.write(f, Npy.DType.F4, new int[] {2, 3}, new float[6]);
         assertEquals("(2, 3)", Npy.read(f).shapeText());
+        Npy.write(f, Npy.DType.F4, new int[] {2}, new float[] {1.5f, -2f});
+        assertEquals(List.of(1.5, -2.0), Arrays.stream(Npy.readWide(f).values()).boxed().toList());
         NpyException e = new NpyException(f, "why");
         assertEquals(f, e.file());
         assertEquals("why", e.detail());
