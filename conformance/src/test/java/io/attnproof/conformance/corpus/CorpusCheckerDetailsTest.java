@@ -70,6 +70,8 @@ class CorpusCheckerDetailsTest {
         double wall = (System.nanoTime() - t0) / 1e9;
         assertEquals(manifest.checks().size(), r.outcomes().size(), "every check judged");
         assertFalse(r.passed());
+        assertEquals(r.outcomes().stream().filter(o -> !o.passed()).toList(), r.failures());
+        assertFalse(r.failures().isEmpty());
         CorpusChecker.Outcome f = outcome(r, faulty.id());
         assertFalse(f.passed());
         assertEquals("case " + x + ": race on sink", f.detail());
@@ -113,7 +115,7 @@ class CorpusCheckerDetailsTest {
     }
 
     @Test
-    void eachKindOfCheckHasItsMarginAndAPassHasNoDetail() {
+    void eachKindOfCheckHasItsMarginAndAPassHasNoDetail() throws IOException {
         CorpusChecker.Result r = CorpusChecker.checkUnsealed(corpus, good, "cpu", dir.resolve("ev"), new HashMap<>(),
                 c -> true);
         CheckSpec oracle = manifest.checks().stream().filter(c -> c.type().equals("oracle") && !c.control())
@@ -141,6 +143,52 @@ class CorpusCheckerDetailsTest {
         CheckSpec bits = manifest.checks().stream().filter(c -> c.type().equals("same-bits") && !c.control())
                 .findFirst().orElseThrow();
         assertEquals(Double.POSITIVE_INFINITY, outcome(r, bits.id()).margin(), "identical bits: an infinite margin");
+        CheckSpec within = manifest.checks().stream().filter(c -> c.type().equals("same-within-rule") && !c.control())
+                .findFirst().orElseThrow();
+        List<String> lines = Files.readAllLines(r.evidenceFile());
+        assertTrue(lines.stream().anyMatch(l -> l.contains("#" + bits.id() + "\"") && l.contains("\"max_abs_diff\"")),
+                "a same-bits check records its max-abs difference");
+        assertTrue(lines.stream().anyMatch(l -> l.contains("#" + within.id() + "\"") && l.contains("\"bits_differing\"")),
+                "a within-rule check records its differing bits");
+    }
+
+    @Test
+    void corpusCheckJudgesEveryCheckOfASealedCorpus() {
+        CorpusChecker.Result r = CorpusChecker.check(corpus, good, "cpu", dir.resolve("ev"));
+        assertEquals(manifest.checks().size(), r.outcomes().size());
+        assertTrue(r.passed(), () -> r.failures().toString());
+    }
+
+    @Test
+    void nanAtTheSamePlaceOnBothSidesOfAPairIsAgreement() throws IOException {
+        CheckSpec pair = manifest.checks().stream().filter(c -> c.type().startsWith("same") && !c.control()
+                && c.a().whole() && c.b().whole()).findFirst().orElseThrow();
+        Path out = Files.createDirectories(dir.resolve("nan"));
+        try (Stream<Path> files = Files.list(good)) {
+            for (Path p : files.toList()) {
+                Files.copy(p, out.resolve(p.getFileName()));
+            }
+        }
+        for (String id : List.of(pair.a().caseId(), pair.b().caseId())) {
+            double[] v = Npy.readWide(good.resolve(id + ".npy")).values();
+            float[] f = new float[v.length];
+            for (int i = 0; i < v.length; i++) {
+                f[i] = (float) v[i];
+            }
+            f[0] = Float.NaN;
+            int[] shape = manifest.cases().stream().filter(e -> e.id().equals(id)).findFirst().orElseThrow()
+                    .outputShape();
+            Npy.write(out.resolve(id + ".npy"), Npy.DType.F4, shape, f);
+        }
+        CorpusChecker.Outcome o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
+                c -> c.id().equals(pair.id())).outcomes().getFirst();
+        assertTrue(o.passed(), "NaN on both sides at the same place agrees: " + o);
+        // Negative control: NaN on one side only fails.
+        Files.copy(good.resolve(pair.b().caseId() + ".npy"), out.resolve(pair.b().caseId() + ".npy"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
+                c -> c.id().equals(pair.id())).outcomes().getFirst();
+        assertFalse(o.passed(), "NaN on one side only: " + o);
     }
 
     @Test
@@ -155,9 +203,12 @@ class CorpusCheckerDetailsTest {
                 .findFirst().orElseThrow();
         String id = check.a().caseId();
         Files.writeString(out.resolve(id + ".npy"), "not an npy file");
-        CorpusChecker.Outcome o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
-                c -> c.id().equals(check.id())).outcomes().getFirst();
+        CorpusChecker.Result r = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),
+                c -> c.id().equals(check.id()));
+        CorpusChecker.Outcome o = r.outcomes().getFirst();
         assertFalse(o.passed());
+        assertTrue(Files.readAllLines(r.evidenceFile()).stream().anyMatch(l -> l.contains("\"output_present\"")),
+                "the missing output is an evidence line");
         assertTrue(o.detail().startsWith("unreadable output of case " + id + ": "), o.detail());
         Npy.write(out.resolve(id + ".npy"), Npy.DType.F4, new int[] {1}, new float[1]);
         o = CorpusChecker.checkUnsealed(corpus, out, "x", dir.resolve("ev"), new HashMap<>(),

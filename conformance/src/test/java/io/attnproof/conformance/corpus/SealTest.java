@@ -116,6 +116,17 @@ class SealTest {
     }
 
     @Test
+    void aSealOfAnotherScaleIsRefused(Evidence ev) throws IOException {
+        Path c = copy();
+        replace(c.resolve(Seal.FILE), "\"scale\": \"small\"", "\"scale\": \"medium\"");
+        refused(ev, "seal-scale-unknown", check(c), c.resolve(Seal.FILE) + ": \"scale\": medium must be small or full");
+        replace(c.resolve(Seal.FILE), "\"scale\": \"medium\"", "\"scale\": \"full\"");
+        Cli r = check(c);
+        ev.checkEqual("exit_code:seal-scale-full", r.exit(), 2);
+        assertTrue(r.err().contains("(full)"), "a small corpus under a full seal is judged against the full corpus: " + r);
+    }
+
+    @Test
     void aDeletedCheckIsRefused(Evidence ev) throws IOException {
         Path c = copy();
         Path m = c.resolve(Manifest.FILE);
