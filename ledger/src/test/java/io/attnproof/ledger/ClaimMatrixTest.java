@@ -2,7 +2,6 @@ package io.attnproof.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.attnproof.fixtures.evidence.Evidence;
 import io.attnproof.fixtures.evidence.EvidenceSink;
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -20,13 +18,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The ledger's first view: one row per claim with its sentence once, one column per lane and engine (an engine's
  * evidence folder under conformance/target/evidence-engines is read by {@code ledger}), each cell status and margin linking
- * to the claim's detail row; in headless Chromium the links resolve (skipped, with the reason, without Chromium).
+ * to the claim's detail row (that the links resolve in headless Chromium: {@link LedgerInChromiumTest}).
  */
 class ClaimMatrixTest {
     @TempDir
     Path dir;
 
     private Path repoWithEngine() {
+        return repoWithEngine(dir);
+    }
+
+    /** The fixture repository under {@code dir} plus a numpy engine's evidence folder (U5 and R1 lines). */
+    static Path repoWithEngine(Path dir) {
         Path root = LedgerFixture.root(dir.resolve("repo"), true, true);
         Path engine = root.resolve("conformance/target/evidence-engines/numpy");
         Evidence ev = Evidence.of("U5", ClaimMatrixTest.class, "engine", new EvidenceSink(engine)).backend("numpy");
@@ -62,24 +65,6 @@ class ClaimMatrixTest {
         assertEquals(l.rows().size(), links, "one link per (claim, backend) row");
         String md = Files.readString(dir.resolve("out/ledger.md"), StandardCharsets.UTF_8);
         assertTrue(md.indexOf("## Claims × lanes and engines") < md.indexOf("## Claims × backends"), md);
-    }
-
-    @Test
-    void theLinksResolveInHeadlessChromium() throws IOException, InterruptedException {
-        Path chromium = LedgerInChromiumTest.chromium();
-        assumeTrue(chromium != null, "chromium is not installed (Debian package `chromium`; .ci/run installs it"
-                + " best-effort): the headless matrix check is skipped");
-        Path root = repoWithEngine();
-        LedgerWriter.Written w = LedgerWriter.write(Ledger.build(root,
-                List.of(root.resolve("conformance/target/evidence-engines/numpy"))), dir.resolve("ledger"));
-        Path dom = dir.resolve("dom.html");
-        Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--user-data-dir=" + Files.createDirectories(dir.resolve("profile")), "--dump-dom",
-                w.html().toUri().toString()).redirectOutput(dom.toFile()).redirectError(dir.resolve("log").toFile()).start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "chromium finished");
-        String text = Files.readString(dom, StandardCharsets.UTF_8);
-        assertTrue(text.contains("<table id=\"matrix\">"), text);
-        assertTrue(text.contains("id=\"detail-U5-numpy\""), "the detail row carries the cell's anchor: " + text);
     }
 
     @Test

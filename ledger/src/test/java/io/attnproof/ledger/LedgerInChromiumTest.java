@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Opens the ledger's index.html in headless Chromium (Debian's {@code chromium} package) and checks the rendered
- * page: the claim table is in the DOM and every picture loaded (an SVG Chromium cannot parse has no natural width).
- * Skips, with the reason, where Chromium is not installed.
+ * page: the claim table is in the DOM, every picture loaded (an SVG Chromium cannot parse has no natural width),
+ * and the matrix's cell links resolve to the detail rows. Skips, with the reason, where Chromium is not installed.
+ * Left out of the ledger's PIT run (a browser per mutant; pit.excludedTestClasses in the ledger's pom).
  */
 class LedgerInChromiumTest {
     @TempDir
@@ -68,5 +69,23 @@ class LedgerInChromiumTest {
         int pictures = w.pictures().size();
         assertTrue(text.contains("pictures loaded " + pictures + "/" + pictures), "every picture loaded: "
                 + text.substring(Math.max(0, text.indexOf("render-check") - 40)));
+    }
+
+    @Test
+    void theLinksResolveInHeadlessChromium() throws IOException, InterruptedException {
+        Path chromium = chromium();
+        assumeTrue(chromium != null, "chromium is not installed (Debian package `chromium`; .ci/run installs it"
+                + " best-effort): the headless matrix check is skipped");
+        Path root = ClaimMatrixTest.repoWithEngine(dir);
+        LedgerWriter.Written w = LedgerWriter.write(Ledger.build(root,
+                List.of(root.resolve("conformance/target/evidence-engines/numpy"))), dir.resolve("ledger"));
+        Path dom = dir.resolve("dom.html");
+        Process p = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--no-first-run", "--user-data-dir=" + Files.createDirectories(dir.resolve("profile")), "--dump-dom",
+                w.html().toUri().toString()).redirectOutput(dom.toFile()).redirectError(dir.resolve("log").toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "chromium finished");
+        String text = Files.readString(dom, StandardCharsets.UTF_8);
+        assertTrue(text.contains("<table id=\"matrix\">"), text);
+        assertTrue(text.contains("id=\"detail-U5-numpy\""), "the detail row carries the cell's anchor: " + text);
     }
 }

@@ -91,6 +91,7 @@ class SealTest {
         Cli r = check(corpus);
         ev.checkEqual("exit_code:untampered", r.exit(), 0);
         assertTrue(r.out().contains("corpus check: PASS"), r.toString());
+        assertEquals(13, Seal.verify(corpus).seed(), "the sealed parameters, as verified");
     }
 
     @Test
@@ -103,6 +104,26 @@ class SealTest {
         reseal(c, rel);
         refused(ev, "dtype-edited-resealed", check(c), c.resolve(rel) + ": \"config.dtype\": BF16, but attnproof"
                 + " regenerates F32 from seed 13 (small)");
+    }
+
+    @Test
+    void aFieldAddedToCaseJsonIsRefusedByName(Evidence ev) throws IOException {
+        Path c = copy();
+        String rel = "cases/U1-tk16-F32/case.json";
+        replace(c.resolve(rel), "\"dtype\": \"F32\"", "\"dtype\": \"F32\", \"extra\": \"x\"");
+        refused(ev, "field-added", check(c), c.resolve(rel) + ": \"config.extra\": x, but attnproof regenerates no such"
+                + " field from seed 13 (small) (its SHA-256 differs from the seal's)");
+    }
+
+    @Test
+    void aSealOfAnotherScaleIsRefused(Evidence ev) throws IOException {
+        Path c = copy();
+        replace(c.resolve(Seal.FILE), "\"scale\": \"small\"", "\"scale\": \"medium\"");
+        refused(ev, "seal-scale-unknown", check(c), c.resolve(Seal.FILE) + ": \"scale\": medium must be small or full");
+        replace(c.resolve(Seal.FILE), "\"scale\": \"medium\"", "\"scale\": \"full\"");
+        Cli r = check(c);
+        ev.checkEqual("exit_code:seal-scale-full", r.exit(), 2);
+        assertTrue(r.err().contains("(full)"), "a small corpus under a full seal is judged against the full corpus: " + r);
     }
 
     @Test
