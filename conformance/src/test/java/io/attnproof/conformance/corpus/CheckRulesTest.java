@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.conformance.cases.CaseChecker;
 import io.attnproof.conformance.cases.CaseReader;
-import io.attnproof.conformance.cli.Cli;
 import io.attnproof.conformance.npy.Npy;
 import io.attnproof.fixtures.claim.Claim;
 import io.attnproof.fixtures.evidence.Evidence;
@@ -36,8 +35,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Claim("F1")
 class CheckRulesTest {
-    @TempDir
-    static Path shared;
     static Path corpus;
     static Path good;
     static Manifest manifest;
@@ -49,12 +46,8 @@ class CheckRulesTest {
 
     @BeforeAll
     static void exportAndRun() throws IOException {
-        corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small");
-        assertEquals(0, e.exit(), e.toString());
-        good = shared.resolve("good");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", good.toString());
-        assertEquals(0, r.exit(), r.toString());
+        corpus = SmallCorpus.corpus();
+        good = SmallCorpus.outputs();
         manifest = Manifest.read(corpus);
         for (Manifest.Entry x : manifest.cases()) {
             GOOD.put(x.id(), Npy.readWide(good.resolve(x.id() + ".npy")).values());

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.conformance.cases.CaseChecker;
 import io.attnproof.conformance.cases.CaseReader;
-import io.attnproof.conformance.cli.Cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * on outputs that pass everything else. Negative control: the untouched corpus passes the same checks.
  */
 class ControlDegeneracyTest {
-    @TempDir
-    static Path shared;
     static Path corpus;
     static Path good;
     static Manifest manifest;
@@ -36,12 +33,8 @@ class ControlDegeneracyTest {
 
     @BeforeAll
     static void exportAndRun() {
-        corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small");
-        assertEquals(0, e.exit(), e.toString());
-        good = shared.resolve("good");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", good.toString());
-        assertEquals(0, r.exit(), r.toString());
+        corpus = SmallCorpus.corpus();
+        good = SmallCorpus.outputs();
         manifest = Manifest.read(corpus);
     }
 

@@ -9,7 +9,6 @@ import io.attnproof.conformance.cases.CaseChecker;
 import io.attnproof.conformance.cases.CaseException;
 import io.attnproof.conformance.cases.CaseReader;
 import io.attnproof.conformance.cases.Compare;
-import io.attnproof.conformance.cli.Cli;
 import io.attnproof.conformance.npy.Npy;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,8 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  * refused), the margin of each kind of check and an empty detail when it passes, and why an output is unusable.
  */
 class CorpusCheckerDetailsTest {
-    @TempDir
-    static Path shared;
     static Path corpus;
     static Path good;
     static Manifest manifest;
@@ -39,12 +36,8 @@ class CorpusCheckerDetailsTest {
 
     @BeforeAll
     static void exportAndRun() {
-        corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small");
-        assertEquals(0, e.exit(), e.toString());
-        good = shared.resolve("good");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", good.toString());
-        assertEquals(0, r.exit(), r.toString());
+        corpus = SmallCorpus.corpus();
+        good = SmallCorpus.outputs();
         manifest = Manifest.read(corpus);
     }
 

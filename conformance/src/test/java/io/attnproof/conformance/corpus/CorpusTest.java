@@ -31,8 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * evidence read by the ledger as one more column.
  */
 class CorpusTest {
-    @TempDir
-    static Path shared;
     static Path small;
     static final Map<String, CaseChecker.Reference> REFERENCES = new HashMap<>();
 
@@ -41,9 +39,7 @@ class CorpusTest {
 
     @BeforeAll
     static void exportSmall() {
-        small = shared.resolve("small");
-        Cli e = Cli.run("corpus", "export", small.toString(), "--small");
-        assertEquals(0, e.exit(), e.toString());
+        small = SmallCorpus.corpus();
     }
 
     private static Map<String, byte[]> files(Path root) throws IOException {

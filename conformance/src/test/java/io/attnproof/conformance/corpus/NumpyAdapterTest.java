@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.attnproof.conformance.cases.CaseChecker;
-import io.attnproof.conformance.cli.Cli;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -38,8 +37,7 @@ class NumpyAdapterTest {
 
     @BeforeAll
     static void exportSmall() {
-        corpus = dir.resolve("small");
-        assertEquals(0, Cli.run("corpus", "export", corpus.toString(), "--small").exit());
+        corpus = SmallCorpus.corpus();
     }
 
     private static String python(List<String> args) throws IOException, InterruptedException {

@@ -1,0 +1,56 @@
+package io.attnproof.conformance.corpus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.attnproof.conformance.cli.Cli;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The small corpus ({@code corpus export --small}) and the system's outputs on it ({@code corpus run}), made once per
+ * test JVM for the test classes that only read them; a test that changes a file works on its own copy. (A mutant of
+ * the campaign loads this class afresh, so it exports and runs with the mutant's code.)
+ */
+final class SmallCorpus {
+    private static Path dir;
+    private static Path corpus;
+    private static Path outputs;
+
+    private SmallCorpus() {
+    }
+
+    private static Path dir() {
+        if (dir == null) {
+            try {
+                dir = Files.createTempDirectory("small-corpus");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return dir;
+    }
+
+    /** The exported small corpus (read only). */
+    static synchronized Path corpus() {
+        if (corpus == null) {
+            Path c = dir().resolve("corpus");
+            Cli e = Cli.run("corpus", "export", c.toString(), "--small");
+            assertEquals(0, e.exit(), e.toString());
+            corpus = c;
+        }
+        return corpus;
+    }
+
+    /** The system's outputs on {@link #corpus()}, one {@code .npy} per case (read only). */
+    static synchronized Path outputs() {
+        if (outputs == null) {
+            Path o = dir().resolve("good");
+            Cli r = Cli.run("corpus", "run", corpus().toString(), "--out", o.toString());
+            assertEquals(0, r.exit(), r.toString());
+            outputs = o;
+        }
+        return outputs;
+    }
+}
