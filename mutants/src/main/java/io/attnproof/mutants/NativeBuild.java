@@ -46,13 +46,16 @@ final class NativeBuild {
     private static final java.util.Map<String, String> EMULATOR_BUILDS = java.util.Map.of("N4", "fidelity", "N5",
             "cuda-emu,metal-emu", "N1", "cuda-emu,fidelity,metal-emu");
 
-    /** build.sh's groups for an emulator mutant of {@code claims}. */
-    static String emulatorBuilds(List<String> claims) {
+    /** build.sh's groups for an emulator mutant of {@code claims}: its {@code # builds:} groups where it names any. */
+    static String emulatorBuilds(List<String> claims, List<String> builds) {
+        if (!builds.isEmpty()) {
+            return String.join(",", builds);
+        }
         Set<String> groups = new TreeSet<>();
         for (String c : claims) {
             String g = EMULATOR_BUILDS.get(c);
             if (g == null) {
-                return "cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity";
+                return String.join(",", PatchParser.BUILD_GROUPS);
             }
             groups.addAll(List.of(g.split(",")));
         }
@@ -106,8 +109,7 @@ final class NativeBuild {
                 }
             }
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.environment().put("ATTNPROOF_EMU_ONLY", !emulator ? lane
-                    : m.builds().isEmpty() ? emulatorBuilds(m.claims()) : String.join(",", m.builds()));
+            pb.environment().put("ATTNPROOF_EMU_ONLY", emulator ? emulatorBuilds(m.claims(), m.builds()) : lane);
             pb.environment().put("ATTNPROOF_FRONTEND_OPT", "0");
             pb.environment().remove("ATTNPROOF_BUILD_CACHE"); // a mutant's own build is never built again
             if (!emulator || !m.claims().contains("N5")) {

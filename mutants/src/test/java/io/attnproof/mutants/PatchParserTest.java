@@ -180,10 +180,13 @@ class PatchParserTest {
         assertEquals(null, PatchParser.nativeLane("native/emu/metal/metal_stdlib"));
         assertEquals(null, PatchParser.nativeLane("native/emu/cuda_emu_host.cpp"));
         assertEquals(null, PatchParser.nativeLane("native/emu/../cuda/x.h"));
-        assertEquals("fidelity", NativeBuild.emulatorBuilds(List.of("N4")));
-        assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N5", "N4")));
-        assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N1")));
-        assertEquals("cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity", NativeBuild.emulatorBuilds(List.of("N4", "S1")));
+        assertEquals("fidelity", NativeBuild.emulatorBuilds(List.of("N4"), List.of()));
+        assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N5", "N4"), List.of()));
+        assertEquals("cuda-emu,fidelity,metal-emu", NativeBuild.emulatorBuilds(List.of("N1"), List.of()));
+        assertEquals("cuda-emu,cuda-emu-fma,metal-emu,plain,fidelity",
+                NativeBuild.emulatorBuilds(List.of("N4", "S1"), List.of()));
+        assertEquals("cuda-emu", NativeBuild.emulatorBuilds(List.of("N5"), List.of("cuda-emu")),
+                "a patch's # builds: groups replace its claims' groups");
         Set<String> classes = Set.of("a.CudaEmuLaneTest", "a.MetalEmuLaneTest", "a.WarpSemanticsTest");
         assertEquals(classes, NativeBuild.laneClasses("emu", classes, List.of("N4")));
         assertEquals(Set.of("a.CudaEmuLaneTest"), NativeBuild.laneClasses("cuda-emu", classes, List.of("S1")));
