@@ -114,15 +114,15 @@ class CampaignRunPathsTest {
     @Test
     void theLongestMutantsStartFirstAndEachLineNamesItsFirstKillerAndHowManyMore() throws Exception {
         String p = "io.attnproof.mutants.";
-        // The normal run's times: 2 s for R3's class and 1 s for R1's (the system under test's reports), 3 s for
-        // R4's (the conformance kit's reports, merged in).
+        // The normal run's times: 2 s for K1's class and 1 s for R1's (the system under test's reports), 3 s for
+        // K2's (the conformance kit's reports, merged in).
         report(dir.resolve("surefire-reports"), p + "CudaEmuObserverFixture", "2.0");
         report(dir.resolve("surefire-reports"), p + "ClaimRunFixture", "1.0");
         report(dir.resolve("c/surefire-reports"), p + "OneKillerFixture", "3.0");
-        TestPatches.write(catalog, "01-observer", "R3", tiny("2"));
-        TestPatches.write(catalog, "02-one", "R4", tiny("3"));
+        TestPatches.write(catalog, "01-observer", "K1", tiny("2"));
+        TestPatches.write(catalog, "02-one", "K2", tiny("3"));
         TestPatches.write(catalog, "03-many", "R1", tiny("4"));
-        TestPatches.write(catalog, "04-native", "R3", TestPatches.diff(CU, KERNEL, KERNEL.replace("1;", "2;")));
+        TestPatches.write(catalog, "04-native", "K1", TestPatches.diff(CU, KERNEL, KERNEL.replace("1;", "2;")));
         Path out = dir.resolve("out");
         List<Campaign.Result> holder = new ArrayList<>();
         long t0 = System.nanoTime();
@@ -139,10 +139,10 @@ class CampaignRunPathsTest {
 
         // Each line: id, status, seconds, margin, then " by" the first killer and "(+n)" more, or the detail.
         Map<String, String> tail = Map.of(
-                "01-observer", " — every claim test of [R3] passed (1 of 1)",
+                "01-observer", " — every claim test of [K1] passed (1 of 1)",
                 "02-one", " by OneKillerFixture#fails",
                 "03-many", " by " + r.mutants().get(2).killers().getFirst().test() + " (+4)",
-                "04-native", " — every claim test of [R3] passed (1 of 1)");
+                "04-native", " — every claim test of [K1] passed (1 of 1)");
         assertEquals(5, r.mutants().get(2).killers().size(), "ClaimRunFixture's five failures");
         assertEquals(1, r.mutants().get(1).killers().size());
         for (String line : lines) {
@@ -178,7 +178,7 @@ class CampaignRunPathsTest {
 
     @Test
     void aMutantPastItsLimitIsInterruptedAndItsTestsGetToUnwind() throws Exception {
-        TestPatches.write(catalog, "05-sleeper", "R9", tiny("2"));
+        TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
         Campaign.Result r = new Campaign(config(dir.resolve("out"), Duration.ofMillis(1000))).run();
         MutantResult m = r.mutants().getFirst();
         assertEquals(MutantResult.Status.TIMEOUT, m.status());
@@ -189,7 +189,7 @@ class CampaignRunPathsTest {
 
     @Test
     void anInterruptedCallerGetsATimeoutAndKeepsItsInterrupt() throws Exception {
-        Path patch = TestPatches.write(catalog, "05-sleeper", "R9", tiny("2"));
+        Path patch = TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
         Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
         Thread caller = Thread.currentThread();
         Thread interrupter = new Thread(() -> {

@@ -46,7 +46,9 @@ class ClaimTestsRunTest {
         ClaimTests index = ClaimTests.index(root, new MutantClassLoader("index", Map.of(), getClass().getClassLoader(),
                 Map.of()));
         String pkg = "io.attnproof.mutants.";
-        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7", "R8", "R9"), index.claims(), "R4's class has no test method");
+        // B1, K1 and K2: CampaignRunPathsTest's fixtures (RunPathFixtures).
+        assertEquals(java.util.Set.of("R1", "R2", "R3", "R5", "R6", "R7", "R8", "R9", "B1", "K1", "K2"), index.claims(),
+                "R4's class has no test method");
         assertEquals(java.util.Set.of(pkg + "ClaimRunFixture"), index.classesFor(List.of("R1", "R2")));
         assertEquals(java.util.Set.of(pkg + "LaneClaimsFixture"), index.classesFor(List.of("R3")), "where it is declared");
         assertEquals(java.util.Set.of(pkg + "CudaLaneFixture"), index.concreteClassesFor(List.of("R3")),

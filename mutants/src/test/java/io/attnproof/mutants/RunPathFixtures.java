@@ -12,7 +12,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * Claim tests for CampaignRunPathsTest (gated like ClaimRunFixture; classes of this package come from the runner's
  * own loader, so their static fields are what the test reads back). Not *Test: surefire ignores them.
  */
-@Claim("R3")
+@Claim("K1")
 @EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
 class CudaEmuObserverFixture {
     /** One line per run: the mutant (its evidence folder's name), daemon or not, the native directory it sees. */
@@ -26,8 +26,8 @@ class CudaEmuObserverFixture {
     }
 }
 
-/** An R4 claim with exactly one failing test. */
-@Claim("R4")
+/** An K2 claim with exactly one failing test. */
+@Claim("K2")
 @EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
 class OneKillerFixture {
     @Test
@@ -37,10 +37,10 @@ class OneKillerFixture {
 }
 
 /**
- * An R9 claim test that sleeps far past any test's limit; interrupted, it takes {@link #UNWIND_MS} to unwind and
+ * An B1 claim test that sleeps far past any test's limit; interrupted, it takes {@link #UNWIND_MS} to unwind and
  * then says so.
  */
-@Claim("R9")
+@Claim("B1")
 @EnabledIfSystemProperty(named = ClaimRunFixture.GATE, matches = "on")
 class SleeperFixture {
     static final long UNWIND_MS = 300;
