@@ -217,6 +217,34 @@ class CampaignRunPathsTest {
     }
 
     @Test
+    void aCampaignInterruptedWhileWaitingForItsMutantsStopsAndKeepsItsInterrupt() throws Exception {
+        TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
+        Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
+        Thread caller = Thread.currentThread();
+        Thread interrupter = new Thread(() -> {
+            try {
+                if (SleeperFixture.started.await(30, TimeUnit.SECONDS)) {
+                    caller.interrupt();
+                }
+            } catch (InterruptedException ignored) {
+                // the test is over
+            }
+        });
+        interrupter.start();
+        IllegalStateException e;
+        boolean interrupted;
+        try {
+            e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, campaign::run);
+        } finally {
+            interrupted = Thread.interrupted();
+            interrupter.interrupt();
+            interrupter.join();
+        }
+        assertEquals("interrupted", e.getMessage());
+        assertTrue(interrupted, "the campaign's caller keeps its interrupt");
+    }
+
+    @Test
     void aConformanceMutantCompilesAgainstTheConformanceClassPath() throws Exception {
         // A kit class only the conformance class path holds (compiled here into c/classes).
         String helper = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/Helper.java";

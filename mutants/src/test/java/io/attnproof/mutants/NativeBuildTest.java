@@ -29,7 +29,8 @@ class NativeBuildTest {
     private static final String STUB = """
             #!/usr/bin/env bash
             rec="$(dirname "$0")/record.txt"
-            printf 'arg=%s\\n' "$@" > "$rec"
+            echo "script=$(basename "$0")" > "$rec"
+            printf 'arg=%s\\n' "$@" >> "$rec"
             echo "EMU_ONLY=${ATTNPROOF_EMU_ONLY-unset}" >> "$rec"
             echo "EMU_OPT=${ATTNPROOF_EMU_OPT-unset}" >> "$rec"
             echo "FRONTEND_OPT=${ATTNPROOF_FRONTEND_OPT-unset}" >> "$rec"
@@ -72,7 +73,12 @@ class NativeBuildTest {
     }
 
     private static List<String> expected(List<String> args, String emuOnly, String emuOpt) {
+        return expected("build.sh", args, emuOnly, emuOpt);
+    }
+
+    private static List<String> expected(String script, List<String> args, String emuOnly, String emuOpt) {
         List<String> out = new ArrayList<>();
+        out.add("script=" + script);
         args.forEach(a -> out.add("arg=" + a));
         out.add("EMU_ONLY=" + emuOnly);
         out.add("EMU_OPT=" + emuOpt);
@@ -127,11 +133,12 @@ class NativeBuildTest {
         Path src = dir.resolve("src/fa.cu");
         assertEquals("PATCHED fa\n", Files.readString(src));
         Path rec = root.resolve("native/emu/frontend/record.txt");
-        assertEquals(expected(List.of(src.toString(), dir.toString(), "fa"), "cuda-frontend", "0"), record(rec));
+        assertEquals(expected("build-cu.sh", List.of(src.toString(), dir.toString(), "fa"), "cuda-frontend", "0"),
+                record(rec));
         Files.delete(rec);
         NativeBuild.build(root, normal, dir, mutant("examples/kernels/metal/fm.metal", "N6"), "PATCHED fm\n");
-        assertEquals(expected(List.of(dir.resolve("src/fm.metal").toString(), dir.toString(), "fm"), "metal-frontend",
-                "0"), record(rec));
+        assertEquals(expected("build-metal.sh", List.of(dir.resolve("src/fm.metal").toString(), dir.toString(), "fm"),
+                "metal-frontend", "0"), record(rec));
         assertFalse(Files.exists(src), "the second build emptied the folder of the first");
         assertLinks(dir);
     }
