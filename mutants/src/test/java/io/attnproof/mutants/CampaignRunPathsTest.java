@@ -172,8 +172,9 @@ class CampaignRunPathsTest {
                 "wall " + r.wallSeconds() + " s: at least the slowest mutant's " + slowest + ", at most " + elapsed);
         Map<?, ?> campaign = (Map<?, ?>) JsonTrees.parse(Files.readString(out.resolve("campaign.json")));
         double written = ((Number) campaign.get("wall_seconds")).doubleValue();
-        assertTrue(Math.abs(written - r.wallSeconds()) <= 0.05 + 1e-9 && Math.abs(written * 10 - Math.rint(written * 10))
-                < 1e-9, "wall_seconds " + written + " = " + r.wallSeconds() + " to one decimal");
+        assertTrue(Math.abs(written - r.wallSeconds()) <= 0.05 + 1e-9
+                && Math.abs(written * 10 - Math.rint(written * 10)) < 1e-9,
+                "wall_seconds " + written + " = " + r.wallSeconds() + " to one decimal");
     }
 
     @Test
@@ -249,11 +250,13 @@ class CampaignRunPathsTest {
         // A kit class only the conformance class path holds (compiled here into c/classes).
         String helper = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/Helper.java";
         byte[] bytes = new MutantCompiler(List.of()).compile(Map.of(helper,
-                "package io.attnproof.conformance;\n\npublic class Helper {\n}\n")).get("io.attnproof.conformance.Helper");
+                "package io.attnproof.conformance;\n\npublic class Helper {\n}\n"))
+                .get("io.attnproof.conformance.Helper");
         Path classes = Files.createDirectories(dir.resolve("c/classes/io/attnproof/conformance"));
         Files.write(classes.resolve("Helper.class"), bytes);
         String kit = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/Kit.java";
-        String text = "package io.attnproof.conformance;\n\nclass Kit {\n    Object a() {\n        return 1;\n    }\n}\n";
+        String text = "package io.attnproof.conformance;\n\nclass Kit {\n    Object a() {\n"
+                + "        return 1;\n    }\n}\n";
         Files.createDirectories(dir.resolve(kit).getParent());
         Files.writeString(dir.resolve(kit), text);
         TestPatches.write(catalog, "06-kit", "F3", TestPatches.diff(kit, text, text.replace("1;", "new Helper();")));

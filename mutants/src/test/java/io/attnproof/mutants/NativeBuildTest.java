@@ -25,7 +25,10 @@ class NativeBuildTest {
     @TempDir
     Path root;
 
-    /** Records "$@" and the build variables next to itself, makes lib&lt;first arg's name&gt;... and obeys FAIL/SLOW. */
+    /**
+     * Records its name, "$@" and the build variables next to itself, makes libmine.so in its first folder argument,
+     * and obeys FAIL/SLOW.
+     */
     private static final String STUB = """
             #!/usr/bin/env bash
             rec="$(dirname "$0")/record.txt"
@@ -86,10 +89,11 @@ class NativeBuildTest {
         return out;
     }
 
-    /** The other lanes' libraries are links to the normal build's; the mutant's own library and non-libraries are not. */
+    /** The other lanes' libraries link to the normal build's; the mutant's own library and non-libraries do not. */
     private void assertLinks(Path dir) throws Exception {
         assertTrue(Files.isSymbolicLink(dir.resolve("libother.so")), "libother.so links to the normal build");
-        assertEquals(normal.resolve("libother.so").toAbsolutePath(), Files.readSymbolicLink(dir.resolve("libother.so")));
+        assertEquals(normal.resolve("libother.so").toAbsolutePath(),
+                Files.readSymbolicLink(dir.resolve("libother.so")));
         assertFalse(Files.isSymbolicLink(dir.resolve("libmine.so")), "the mutant's own library is kept");
         assertEquals("", Files.readString(dir.resolve("libmine.so")), "the stub's empty library, not the normal one");
         assertFalse(Files.exists(dir.resolve("notes.txt"), java.nio.file.LinkOption.NOFOLLOW_LINKS),
