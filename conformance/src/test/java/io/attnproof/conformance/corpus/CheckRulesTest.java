@@ -46,6 +46,9 @@ class CheckRulesTest {
 
     @BeforeAll
     static void exportAndRun() throws IOException {
+        // Not kept across runs of the class in one JVM: PIT hot-swaps every mutant of a class into one minion.
+        REFERENCES.clear();
+        GOOD.clear();
         corpus = SmallCorpus.corpus();
         good = SmallCorpus.outputs();
         manifest = Manifest.read(corpus);

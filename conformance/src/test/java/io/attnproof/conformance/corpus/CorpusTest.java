@@ -39,6 +39,7 @@ class CorpusTest {
 
     @BeforeAll
     static void exportSmall() {
+        REFERENCES.clear();   // not kept across runs of the class in one JVM (PIT hot-swaps mutants into one minion)
         small = SmallCorpus.corpus();
     }
 

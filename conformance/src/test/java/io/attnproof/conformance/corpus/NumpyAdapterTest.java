@@ -37,6 +37,7 @@ class NumpyAdapterTest {
 
     @BeforeAll
     static void exportSmall() {
+        REFERENCES.clear();   // not kept across runs of the class in one JVM (PIT hot-swaps mutants into one minion)
         corpus = SmallCorpus.corpus();
     }
 
