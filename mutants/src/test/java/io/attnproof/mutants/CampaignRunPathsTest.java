@@ -192,27 +192,10 @@ class CampaignRunPathsTest {
     void anInterruptedCallerGetsATimeoutAndKeepsItsInterrupt() throws Exception {
         Path patch = TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
         Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
-        Thread caller = Thread.currentThread();
-        Thread interrupter = new Thread(() -> {
-            try {
-                if (SleeperFixture.started.await(30, TimeUnit.SECONDS)) {
-                    caller.interrupt();
-                }
-            } catch (InterruptedException ignored) {
-                // the test is over
-            }
-        });
-        interrupter.start();
-        MutantResult m;
-        boolean interrupted;
-        try {
-            m = campaign.runOne(PatchParser.parse(patch), List.of());
-        } finally {
-            interrupted = Thread.interrupted();
-            interrupter.interrupt();
-            interrupter.join();
-        }
-        assertTrue(interrupted, "the caller's interrupt survives both waits");
+        Interrupted<MutantResult> run = interruptOnceTheSleeperStarts(
+                () -> campaign.runOne(PatchParser.parse(patch), List.of()));
+        MutantResult m = run.value();
+        assertTrue(run.interrupted(), "the caller's interrupt survives both waits");
         assertEquals(MutantResult.Status.TIMEOUT, m.status());
         assertEquals("the claim tests ran past 60 s ([io.attnproof.mutants.SleeperFixture])", m.detail());
     }
@@ -221,28 +204,10 @@ class CampaignRunPathsTest {
     void aCampaignInterruptedWhileWaitingForItsMutantsStopsAndKeepsItsInterrupt() throws Exception {
         TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
         Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
-        Thread caller = Thread.currentThread();
-        Thread interrupter = new Thread(() -> {
-            try {
-                if (SleeperFixture.started.await(30, TimeUnit.SECONDS)) {
-                    caller.interrupt();
-                }
-            } catch (InterruptedException ignored) {
-                // the test is over
-            }
-        });
-        interrupter.start();
-        IllegalStateException e;
-        boolean interrupted;
-        try {
-            e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, campaign::run);
-        } finally {
-            interrupted = Thread.interrupted();
-            interrupter.interrupt();
-            interrupter.join();
-        }
-        assertEquals("interrupted", e.getMessage());
-        assertTrue(interrupted, "the campaign's caller keeps its interrupt");
+        Interrupted<IllegalStateException> run = interruptOnceTheSleeperStarts(
+                () -> org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, campaign::run));
+        assertEquals("interrupted", run.value().getMessage());
+        assertTrue(run.interrupted(), "the campaign's caller keeps its interrupt");
     }
 
     @Test
@@ -263,5 +228,33 @@ class CampaignRunPathsTest {
         MutantResult m = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60))).run().mutants().getFirst();
         // It compiled (against the system under test's classes alone Helper is missing): only the claim has no test.
         assertEquals("no claim test proves [F3] under [" + dir.resolve("test-classes") + "]", m.detail());
+    }
+
+    /** What {@link #interruptOnceTheSleeperStarts} saw: the call's value and whether this thread's interrupt survived. */
+    record Interrupted<T>(T value, boolean interrupted) {}
+
+    /** Runs {@code call} on this thread, interrupted from another once the sleeper fixture has started. */
+    static <T> Interrupted<T> interruptOnceTheSleeperStarts(java.util.concurrent.Callable<T> call) throws Exception {
+        Thread caller = Thread.currentThread();
+        Thread interrupter = new Thread(() -> {
+            try {
+                if (SleeperFixture.started.await(30, TimeUnit.SECONDS)) {
+                    caller.interrupt();
+                }
+            } catch (InterruptedException ignored) {
+                // the test is over
+            }
+        });
+        interrupter.start();
+        T value;
+        boolean interrupted;
+        try {
+            value = call.call();
+        } finally {
+            interrupted = Thread.interrupted();
+            interrupter.interrupt();
+            interrupter.join();
+        }
+        return new Interrupted<>(value, interrupted);
     }
 }
