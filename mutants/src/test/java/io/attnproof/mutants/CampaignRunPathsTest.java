@@ -1,5 +1,7 @@
 package io.attnproof.mutants;
 
+import static io.attnproof.mutants.TestPatches.TINY;
+import static io.attnproof.mutants.TestPatches.TINY_SOURCE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,9 +36,6 @@ class CampaignRunPathsTest {
     @TempDir
     Path dir;
 
-    private static final String TINY = PatchParser.SOURCE_ROOT + "io/attnproof/attention/Tiny.java";
-    private static final String SOURCE = "package io.attnproof.attention;\n\nclass Tiny {\n    int a() {\n"
-            + "        return 1;\n    }\n}\n";
     private static final String CU = "native/cuda/sinks_attn.cu";
     private static final String KERNEL = "__global__ void k() {\n    int x = 1;\n}\n";
     private static final List<String> FIXTURES = List.of("CudaEmuObserverFixture", "OneKillerFixture",
@@ -59,7 +58,7 @@ class CampaignRunPathsTest {
             }
         }
         Files.createDirectories(dir.resolve(TINY).getParent());
-        Files.writeString(dir.resolve(TINY), SOURCE);
+        Files.writeString(dir.resolve(TINY), TINY_SOURCE);
         Files.createDirectories(dir.resolve(CU).getParent());
         Files.writeString(dir.resolve(CU), KERNEL);
         Files.createDirectories(dir.resolve("native/emu"));
@@ -94,9 +93,6 @@ class CampaignRunPathsTest {
                 + "xmlns:xsi=\"x\" name=\"" + testClass + "\" time=\"" + seconds + "\" tests=\"1\">\n</testsuite>\n");
     }
 
-    private static String tiny(String value) {
-        return TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", value + ";"));
-    }
 
     /** Runs the campaign with System.out captured; returns the [mutants] lines in the order they were printed. */
     private static List<String> printed(Campaign campaign, List<Campaign.Result> result) throws Exception {
@@ -119,9 +115,9 @@ class CampaignRunPathsTest {
         report(dir.resolve("surefire-reports"), p + "CudaEmuObserverFixture", "2.0");
         report(dir.resolve("surefire-reports"), p + "ClaimRunFixture", "1.0");
         report(dir.resolve("c/surefire-reports"), p + "OneKillerFixture", "3.0");
-        TestPatches.write(catalog, "01-observer", "K1", tiny("2"));
-        TestPatches.write(catalog, "02-one", "K2", tiny("3"));
-        TestPatches.write(catalog, "03-many", "R1", tiny("4"));
+        TestPatches.write(catalog, "01-observer", "K1", TestPatches.tiny("2"));
+        TestPatches.write(catalog, "02-one", "K2", TestPatches.tiny("3"));
+        TestPatches.write(catalog, "03-many", "R1", TestPatches.tiny("4"));
         TestPatches.write(catalog, "04-native", "K1", TestPatches.diff(CU, KERNEL, KERNEL.replace("1;", "2;")));
         Path out = dir.resolve("out");
         List<Campaign.Result> holder = new ArrayList<>();
@@ -179,7 +175,7 @@ class CampaignRunPathsTest {
 
     @Test
     void aMutantPastItsLimitIsInterruptedAndItsTestsGetToUnwind() throws Exception {
-        TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
+        TestPatches.write(catalog, "05-sleeper", "B1", TestPatches.tiny("2"));
         Campaign.Result r = new Campaign(config(dir.resolve("out"), Duration.ofMillis(1000))).run();
         MutantResult m = r.mutants().getFirst();
         assertEquals(MutantResult.Status.TIMEOUT, m.status());
@@ -190,7 +186,7 @@ class CampaignRunPathsTest {
 
     @Test
     void anInterruptedCallerGetsATimeoutAndKeepsItsInterrupt() throws Exception {
-        Path patch = TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
+        Path patch = TestPatches.write(catalog, "05-sleeper", "B1", TestPatches.tiny("2"));
         Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
         Interrupted<MutantResult> run = interruptOnceTheSleeperStarts(
                 () -> campaign.runOne(PatchParser.parse(patch), List.of()));
@@ -202,7 +198,7 @@ class CampaignRunPathsTest {
 
     @Test
     void aCampaignInterruptedWhileWaitingForItsMutantsStopsAndKeepsItsInterrupt() throws Exception {
-        TestPatches.write(catalog, "05-sleeper", "B1", tiny("2"));
+        TestPatches.write(catalog, "05-sleeper", "B1", TestPatches.tiny("2"));
         Campaign campaign = new Campaign(config(dir.resolve("out"), Duration.ofSeconds(60)));
         Interrupted<IllegalStateException> run = interruptOnceTheSleeperStarts(
                 () -> org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, campaign::run));

@@ -1,5 +1,7 @@
 package io.attnproof.mutants;
 
+import static io.attnproof.mutants.TestPatches.TINY;
+import static io.attnproof.mutants.TestPatches.TINY_SOURCE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,9 +27,6 @@ class CampaignStaleTest {
     @TempDir
     Path dir;
 
-    private static final String TINY = PatchParser.SOURCE_ROOT + "io/attnproof/attention/Tiny.java";
-    private static final String SOURCE = "package io.attnproof.attention;\n\nclass Tiny {\n    int a() {\n"
-            + "        return 1;\n    }\n}\n";
 
     private Campaign.Config config(Path out, Shard shard, Set<String> only) {
         return new Campaign.Config(dir, dir.resolve("catalog"), dir.resolve("classes"), dir.resolve("test-classes"),
@@ -41,14 +40,16 @@ class CampaignStaleTest {
         Files.createDirectories(dir.resolve("test-classes"));
         Path tiny = dir.resolve(TINY);
         Files.createDirectories(tiny.getParent());
-        Files.writeString(tiny, SOURCE);
+        Files.writeString(tiny, TINY_SOURCE);
         Path catalog = Files.createDirectories(dir.resolve("catalog"));
         String gone = PatchParser.SOURCE_ROOT + "io/attnproof/attention/Gone.java";
-        TestPatches.write(catalog, "01-gone", "R1", TestPatches.diff(gone, SOURCE, SOURCE.replace("1;", "2;")));
-        TestPatches.write(catalog, "02-moved", "R1", TestPatches.diff(TINY, SOURCE.replace("a()", "b()"),
-                SOURCE.replace("a()", "b()").replace("1;", "2;")));
-        TestPatches.write(catalog, "03-unproved", "R1", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "2;")));
-        TestPatches.write(catalog, "04-broken", "R1", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "1")));
+        TestPatches.write(catalog, "01-gone", "R1",
+                TestPatches.diff(gone, TINY_SOURCE, TINY_SOURCE.replace("1;", "2;")));
+        TestPatches.write(catalog, "02-moved", "R1", TestPatches.diff(TINY, TINY_SOURCE.replace("a()", "b()"),
+                TINY_SOURCE.replace("a()", "b()").replace("1;", "2;")));
+        TestPatches.write(catalog, "03-unproved", "R1", TestPatches.tiny("2"));
+        TestPatches.write(catalog, "04-broken", "R1",
+                TestPatches.diff(TINY, TINY_SOURCE, TINY_SOURCE.replace("1;", "1")));
         Files.writeString(catalog.resolve("05-sweep.patch"), "# tier: sweep\n"
                 + Files.readString(catalog.resolve("03-unproved.patch")).replace("03-unproved", "05-sweep"));
 
@@ -93,7 +94,7 @@ class CampaignStaleTest {
                 e.getMessage());
         String kit = PatchParser.CONFORMANCE_ROOT + "io/attnproof/conformance/Kit.java";
         Files.createDirectories(dir.resolve(kit).getParent());
-        Files.writeString(dir.resolve(kit), SOURCE.replace("attention", "conformance").replace("Tiny", "Kit"));
+        Files.writeString(dir.resolve(kit), TINY_SOURCE.replace("attention", "conformance").replace("Tiny", "Kit"));
         TestPatches.write(catalog, "06-kit", "F2", TestPatches.diff(kit, Files.readString(dir.resolve(kit)),
                 Files.readString(dir.resolve(kit)).replace("1;", "2;")));
         IllegalStateException noKit = assertThrows(IllegalStateException.class,
@@ -123,13 +124,13 @@ class CampaignStaleTest {
         }
         Path tiny = dir.resolve(TINY);
         Files.createDirectories(tiny.getParent());
-        Files.writeString(tiny, SOURCE);
+        Files.writeString(tiny, TINY_SOURCE);
         Path catalog = Files.createDirectories(dir.resolve("catalog"));
-        TestPatches.write(catalog, "06-killed", "R1", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "2;")));
-        TestPatches.write(catalog, "07-survived", "R5", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "3;")));
-        TestPatches.write(catalog, "08-margin", "R6", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "4;")));
-        TestPatches.write(catalog, "09-wide", "R7", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "5;")));
-        TestPatches.write(catalog, "10-tie", "R6", TestPatches.diff(TINY, SOURCE, SOURCE.replace("1;", "6;")));
+        TestPatches.write(catalog, "06-killed", "R1", TestPatches.tiny("2"));
+        TestPatches.write(catalog, "07-survived", "R5", TestPatches.tiny("3"));
+        TestPatches.write(catalog, "08-margin", "R6", TestPatches.tiny("4"));
+        TestPatches.write(catalog, "09-wide", "R7", TestPatches.tiny("5"));
+        TestPatches.write(catalog, "10-tie", "R6", TestPatches.tiny("6"));
         Campaign.Result off = new Campaign(config(dir.resolve("off"), Shard.ALL, Set.of("06-killed"))).run();
         assertEquals(MutantResult.Status.STALE, off.mutants().getFirst().status());
         // The gate disables the class: JUnit skips its container, so no test is reported at all.

@@ -9,6 +9,15 @@ import java.util.List;
 /** Writes catalog-style patches for runner tests, made from the current sources so they never go stale by accident. */
 final class TestPatches {
     static final String RAGGED_ROWS = PatchParser.SOURCE_ROOT + "io/attnproof/attention/mask/RaggedRows.java";
+    /** A one-method class the campaign tests write into a throw-away repository and patch. */
+    static final String TINY = PatchParser.SOURCE_ROOT + "io/attnproof/attention/Tiny.java";
+    static final String TINY_SOURCE = "package io.attnproof.attention;\n\nclass Tiny {\n    int a() {\n"
+            + "        return 1;\n    }\n}\n";
+
+    /** A patch of {@link #TINY} whose {@code a()} returns {@code value} instead of 1. */
+    static String tiny(String value) {
+        return diff(TINY, TINY_SOURCE, TINY_SOURCE.replace("1;", value + ";"));
+    }
 
     private TestPatches() {
     }
