@@ -1,16 +1,21 @@
 // PIT across CI runners: which classes shard k of n mutates, and the merge of the shards' mutations.xml into one.
 // A single-file program (JDK only, no build): java pit/PitShards.java plan k/n | merge OUT.xml n SHARD_DIR...
 //
-//   plan k/n    prints two lines, the targetClasses and the targetTests of shard k of n. The units are the packages
-//               listed in pit/units.tsv (unit, classes glob, measured seconds of its scoped run); they are dealt to
-//               n shards by longest-first greedy (each to the least loaded shard), so shards are even and every unit
-//               is in exactly one shard. The same k/n always gives the same plan. The tests are those that cover
-//               the shard's classes (pit/test-scope.tsv; all tests when a class of it is not there).
+//   plan k/n [MODULE]
+//               prints two lines, the targetClasses and the targetTests of shard k of n of one module's run (MODULE:
+//               sut, the default, or conformance; a unit's module is its glob's package, as in pit/run-scope.sh).
+//               The units are the packages listed in pit/units.tsv (unit, classes glob, measured seconds of its
+//               scoped run); a module's units are dealt to n shards by longest-first greedy (each to the least
+//               loaded shard), so shards are even and every unit is in exactly one shard. The same k/n always gives
+//               the same plan. The tests of a system-under-test shard are those that cover its classes
+//               (pit/test-scope.tsv; all tests when a class of it is not there); a conformance shard takes the
+//               module's tests (PIT runs only those that cover a mutation; its coverage phase is short there).
 //   merge OUT.xml n DIR...
-//               reads DIR/mutations.xml and DIR/shard.txt ("k/n", written by pit/run-shard.sh) of every shard, checks
-//               that shards 1..n are each there exactly once, that no mutation is in two shards and that every
-//               mutated class belongs to its shard's plan, then writes the union as one mutations.xml (PIT's
-//               format, the ledger reads it) and prints its totals. Exit 0, or 2 when the shards do not make one run.
+//               reads DIR/mutations.xml, DIR/shard.txt ("k/n", written by pit/run-shard.sh) and DIR/module (written by
+//               pit/run-scope.sh) of every shard, checks that all are of one module, that shards 1..n are each there
+//               exactly once, that no mutation is in two shards and that every mutated class belongs to its shard's
+//               plan, then writes the union as one mutations.xml (PIT's format, the ledger reads it) and prints its
+//               totals. Exit 0, or 2 when the shards do not make one run.
 //   verify MERGED.xml WHOLE.xml
 //               compares two mutations.xml mutation by mutation (status, killing test); exit 0 when identical.
 //   tests CLASS...
@@ -37,7 +42,13 @@ import java.util.regex.Pattern;
 
 public class PitShards {
     record Unit(String name, String classes, double seconds) {
+        /** The module whose PIT run mutates this unit: {@code conformance} or {@code sut} (pit/run-scope.sh's keys). */
+        String module() {
+            return classes.startsWith("io.attnproof.conformance.") ? "conformance" : "sut";
+        }
     }
+
+    static final List<String> MODULES = List.of("sut", "conformance");
 
     static final Path UNITS = Path.of("pit", "units.tsv");
     static final Pattern MUTATION = Pattern.compile("<mutation\\b[^>]*>.*?</mutation>", Pattern.DOTALL);
@@ -46,11 +57,16 @@ public class PitShards {
 
     public static void main(String[] args) throws IOException {
         try {
-            if (args.length == 2 && args[0].equals("plan")) {
+            if ((args.length == 2 || args.length == 3) && args[0].equals("plan")) {
                 int[] kn = parse(args[1]);
-                List<Unit> mine = plan(units(), kn[0], kn[1]);
+                String module = module(args.length == 3 ? args[2] : "sut");
+                List<Unit> units = units(module);
+                if (module.equals("conformance")) {
+                    requireEachClassInOneUnit(units, Path.of("conformance", "src", "main", "java"));
+                }
+                List<Unit> mine = plan(units, kn[0], kn[1]);
                 System.out.println(String.join(",", mine.stream().map(Unit::classes).toList()));
-                System.out.println(tests(sourcesOf(mine)));
+                System.out.println(module.equals("sut") ? tests(sourcesOf(mine)) : CONFORMANCE_TESTS);
             } else if (args.length >= 3 && args[0].equals("merge")) {
                 int n = Integer.parseInt(args[2]);
                 List<Path> dirs = new ArrayList<>();
@@ -69,7 +85,7 @@ public class PitShards {
             } else if (args.length == 3 && args[0].equals("verify")) {
                 System.exit(verify(Path.of(args[1]), Path.of(args[2])) ? 0 : 1);
             } else {
-                System.err.println("usage: java pit/PitShards.java plan k/n | merge OUT.xml n SHARD_DIR... | verify A.xml B.xml");
+                System.err.println("usage: java pit/PitShards.java plan k/n [sut|conformance] | merge OUT.xml n SHARD_DIR... | verify A.xml B.xml");
                 System.exit(2);
             }
         } catch (IllegalArgumentException e) {
@@ -91,7 +107,34 @@ public class PitShards {
         return new int[] {k, n};
     }
 
-    static List<Unit> units() throws IOException {
+    static String module(String name) {
+        if (!MODULES.contains(name)) {
+            throw new IllegalArgumentException("module = \"" + name + "\": must be one of " + MODULES
+                    + " (the modules pit/units.tsv shards)");
+        }
+        return name;
+    }
+
+    /**
+     * Every class of {@code sources} lies in exactly one unit: a unit may list classes rather than a package, and a
+     * class added to no unit would never be mutated, one in two would be mutated twice.
+     */
+    static void requireEachClassInOneUnit(List<Unit> units, Path sources) throws IOException {
+        try (var files = Files.walk(sources)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                String rel = sources.relativize(f).toString().replace(java.io.File.separatorChar, '/');
+                String clazz = rel.substring(0, rel.length() - ".java".length()).replace('/', '.');
+                List<String> in = units.stream().filter(u -> inUnit(clazz, u)).map(Unit::name).toList();
+                if (in.size() != 1) {
+                    throw new IllegalArgumentException(clazz + " is in " + in.size() + " units of " + UNITS + " "
+                            + in + ": every class of " + sources + " must be in exactly one");
+                }
+            }
+        }
+    }
+
+    /** The units of pit/units.tsv that one module's run mutates. */
+    static List<Unit> units(String module) throws IOException {
         List<Unit> out = new ArrayList<>();
         for (String line : Files.readAllLines(UNITS, StandardCharsets.UTF_8)) {
             if (line.isBlank() || line.startsWith("#")) {
@@ -101,7 +144,10 @@ public class PitShards {
             if (f.length != 3) {
                 throw new IllegalArgumentException(UNITS + ": \"" + line + "\": needs 3 tab-separated fields");
             }
-            out.add(new Unit(f[0], f[1], Double.parseDouble(f[2])));
+            Unit u = new Unit(f[0], f[1], Double.parseDouble(f[2]));
+            if (u.module().equals(module)) {
+                out.add(u);
+            }
         }
         return out;
     }
@@ -127,7 +173,7 @@ public class PitShards {
         }
         if (shards.get(k - 1).isEmpty()) {
             throw new IllegalArgumentException("shard " + k + "/" + n + " has no unit: " + units.size()
-                    + " units in " + UNITS + ", so n must be at most " + units.size());
+                    + " units of this module in " + UNITS + ", so n must be at most " + units.size());
         }
         return shards.get(k - 1);
     }
@@ -170,9 +216,16 @@ public class PitShards {
     }
 
     static void merge(Path out, int n, List<Path> dirs) throws IOException {
-        List<Unit> units = units();
+        String module = null;
         Map<Integer, Path> byK = new TreeMap<>();
         for (Path d : dirs) {
+            Path m = d.resolve("module");
+            String mine = module(Files.isRegularFile(m) ? Files.readString(m).strip() : "sut");
+            if (module != null && !module.equals(mine)) {
+                throw new IllegalArgumentException(d + " is a shard of " + mine + "'s run, the others of " + module
+                        + "'s: merge one module's shards at a time");
+            }
+            module = mine;
             Path marker = d.resolve("shard.txt");
             if (!Files.isRegularFile(marker) || !Files.isRegularFile(d.resolve("mutations.xml"))) {
                 throw new IllegalArgumentException(d + ": needs shard.txt and mutations.xml (a finished shard)");
@@ -185,6 +238,7 @@ public class PitShards {
                 throw new IllegalArgumentException("shard " + kn[0] + "/" + n + " is there twice (again in " + d + ")");
             }
         }
+        List<Unit> units = units(module == null ? "sut" : module);
         List<Integer> missing = new ArrayList<>();
         for (int k = 1; k <= n; k++) {
             if (!byK.containsKey(k)) {
@@ -260,6 +314,7 @@ public class PitShards {
 
     static final Path TEST_SCOPE = Path.of("pit", "test-scope.tsv");
     static final String ALL_TESTS = "io.attnproof.attention.*";
+    static final String CONFORMANCE_TESTS = "io.attnproof.conformance.*";
 
     static String tests(List<String> classes) throws IOException {
         if (!Files.isRegularFile(TEST_SCOPE)) {
