@@ -215,6 +215,30 @@ class CaseCheckerRulesTest {
     }
 
     @Test
+    void anAttendedNaNQueryIsRefusedAsTheCaseNotAsACrash() {
+        // NaN at q[1][0][0][1], marked as a canary: row 0 of batch 1 attends, so its logits are NaN
+        CaseFiles files = union().npy("q", new int[] {2, 2, 2, 2}, CaseFiles.withAt(16, ((1 * 2 + 0) * 2 + 0) * 2 + 1,
+                Float.NaN));
+        AnyCase c = files.read(UNION.formatted(", 'canary': {'q': [[1, 0, 0]]}", ""));
+        CaseException e = assertThrows(CaseException.class, () -> CaseChecker.reference(c));
+        assertNull(e.field());
+        assertTrue(e.getMessage().startsWith(files.dir.resolve("case.json") + ": the oracle refuses row 1: "),
+                e.getMessage());
+        assertTrue(e.getMessage().endsWith("an attended input of q, k, v or compressed_kv is NaN or infinite"),
+                e.getMessage());
+
+        CaseFiles sinks = new CaseFiles(dir).npy("q", new int[] {2, 2, 3, 2}, CaseFiles.withAt(24, 13, Float.NaN))
+                .npy("k", 2, 1, 4, 2);
+        AnyCase s = sinks.read("{'kind': 'sinks', 'q': 'q.npy', 'k': 'k.npy', 'canary': {'q': [[1, 0, 0]]},"
+                + " 'config': {'window': 0, 'dtype': 'F32'}}");
+        CaseException se = assertThrows(CaseException.class, () -> CaseChecker.reference(s));
+        assertNull(se.field());
+        assertTrue(se.getMessage().startsWith(sinks.dir.resolve("case.json") + ": the oracle refuses the case: "),
+                se.getMessage());
+        assertTrue(se.getMessage().endsWith("an attended input of q, k or v is NaN or infinite"), se.getMessage());
+    }
+
+    @Test
     void onlyASixteenBitSinksCaseHasAContractReference() {
         CaseFiles files = new CaseFiles(dir).npy("q", 1, 2, 3, 2).npy("k", 1, 1, 4, 2);
         String json = "{'kind': 'sinks', 'q': 'q.npy', 'k': 'k.npy', 'config': {'window': 0, 'dtype': '%s'}}";
