@@ -260,9 +260,18 @@ public final class CaseChecker {
                 } catch (IllegalArgumentException e) {
                     throw new CaseException(c.file(), "config", "the oracle refuses row " + b + ": " + e.getMessage());
                 }
-                double[][][][] o = UnionAttentionOracle.attend(problem);
-                double[][][][] n = UnionAttentionOracle.attendNaive(problem, c.precision());
-                double[][][][] t = sixteen ? UnionAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT) : null;
+                double[][][][] o;
+                double[][][][] n;
+                double[][][][] t;
+                try {
+                    o = UnionAttentionOracle.attend(problem);
+                    n = UnionAttentionOracle.attendNaive(problem, c.precision());
+                    t = sixteen ? UnionAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT) : null;
+                } catch (IllegalArgumentException e) {
+                    // a non-finite attended q (or k) makes a NaN logit, which the oracle refuses before any output
+                    throw new CaseException(c.file(), null, "the oracle refuses row " + b + ": " + e.getMessage()
+                            + ": an attended input of q, k, v or compressed_kv is NaN or infinite");
+                }
                 for (int h = 0; h < groupHeads; h++) {
                     oracle[b][h0 + h] = o[0][h];
                     naive[b][h0 + h] = n[0][h];

@@ -64,9 +64,18 @@ final class SinksReference {
     /** Runs the three references on {@code problem} and copies batch row 0.. into {@code [b0 + i]}. */
     private static void fill(SinksCase c, SinksProblem problem, double[][][][] oracle, double[][][][] naive,
             double[][][][] contract, int b0) {
-        double[][][][] o = SinksAttentionOracle.attend(problem);
-        double[][][][] n = SinksAttentionOracle.attendNaive(problem, c.precision());
-        double[][][][] t = contract == null ? null : SinksAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT);
+        double[][][][] o;
+        double[][][][] n;
+        double[][][][] t;
+        try {
+            o = SinksAttentionOracle.attend(problem);
+            n = SinksAttentionOracle.attendNaive(problem, c.precision());
+            t = contract == null ? null : SinksAttentionOracle.attendNaive(problem, c.precision(), NaiveTier.CONTRACT);
+        } catch (IllegalArgumentException e) {
+            // a non-finite attended q (or k) makes a NaN logit, which the oracle refuses before any output
+            throw new CaseException(c.file(), null, "the oracle refuses the case: " + e.getMessage()
+                    + ": an attended input of q, k or v is NaN or infinite");
+        }
         for (int b = 0; b < o.length; b++) {
             for (int h = 0; h < o[b].length; h++) {
                 for (int r = 0; r < o[b][h].length; r++) {
