@@ -121,6 +121,9 @@ class LedgerCommandTest {
                     line(engine, "CorpusChecker#x", true));
         }
         Files.writeString(engines.resolve("notes.jsonl"), line("eng-c", "CorpusChecker#x", true));
+        assertEquals(List.of(engines.resolve("eng-a"), engines.resolve("eng-b")),
+                LedgerCommand.withEngines(root, List.of(engines.resolve("eng-a"))), "the extra folder, then each engine"
+                + " folder not already named, in name order");
         Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--evidence",
                 engines.resolve("eng-a").toString());
         assertEquals(0, cli.exit(), cli.toString());

@@ -200,7 +200,11 @@ class CorpusCommandTest {
     }
 
     @Test
-    void aBadEngineNameAndAnUnknownLaneAreExit2NamingTheOptionTheValueAndTheRule() {
+    void aBadEngineNameAnUnknownLaneAndAnUnknownClaimAreExit2NamingTheOptionTheValueAndTheRule() {
+        Cli export = Cli.run("corpus", "export", dir.resolve("x").toString(), "--claims", "Q9");
+        assertEquals(2, export.exit(), export.toString());
+        assertEquals("attnproof corpus export: --claims Q9: the corpus covers " + CorpusGenerator.CLAIMS,
+                export.err().strip());
         Cli check = Cli.run("corpus", "check", dir.toString(), "--outputs", dir.toString(), "--engine", "my engine");
         assertEquals(2, check.exit(), check.toString());
         assertEquals("attnproof corpus check: --engine my engine: use letters, digits and . _ : + - only",

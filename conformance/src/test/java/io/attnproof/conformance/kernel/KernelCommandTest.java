@@ -266,4 +266,44 @@ class KernelCommandTest {
             assertTrue(Set.copyOf(lines).contains("kernel: FAIL, " + faulted + " checks of claims B1"), r.toString());
         }
     }
+
+    /** The worked example copied into {@code dir} with {@code edit} applied to its source; returns the adapter. */
+    static Path variant(Path dir, java.util.function.UnaryOperator<String> edit) throws IOException {
+        Files.createDirectories(dir);
+        String source = Files.readString(KernelLaneTest.SOURCE);
+        String edited = edit.apply(source);
+        assertFalse(edited.equals(source), "the edit applies");
+        Files.writeString(dir.resolve(KernelLaneTest.SOURCE.getFileName()), edited);
+        return Files.copy(ADAPTER, dir.resolve(ADAPTER.getFileName()));
+    }
+
+    /**
+     * Both lanes are built and compared unless --no-plain: a source whose plain build (-DATTNPROOF_EMU_PLAIN) scales
+     * its output by 2 faults every case it runs, naming the difference; a source whose plain build does not compile
+     * is exit 2 naming the failed build (the checked one compiles).
+     */
+    @Test
+    void thePlainLaneIsBuiltAndComparedAndItsFailedBuildIsExit2(@TempDir Path tmp) throws IOException {
+        Path differs = variant(tmp.resolve("differs"), s -> s.replace("#include <cfloat>\n", "#include <cfloat>\n"
+                + "#ifdef ATTNPROOF_EMU_PLAIN\n#define PLAIN_SCALE 2.f\n#else\n#define PLAIN_SCALE 1.f\n#endif\n")
+                .replace("from_float<T>(acc[i] * alpha * inv)", "from_float<T>(acc[i] * alpha * inv * PLAIN_SCALE)"));
+        Path out = tmp.resolve("out");
+        Cli r = Cli.run("kernel", "--adapter", differs.toString(), "--corpus", KernelLaneTest.corpus.toString(),
+                "--out", out.toString(), "--evidence-out", tmp.resolve("ev").toString());
+        assertEquals(1, r.exit(), r.toString());
+        JsonNode st = KernelLaneTest.JSON.readTree(out.resolve("outputs/kernel-run-1-of-1.json").toFile());
+        assertEquals(0, st.path("ran").size(), r.toString());
+        assertTrue(st.path("faults").size() > 0, r.toString());
+        st.path("faults").forEach(f -> assertTrue(f.asText().startsWith("the checked and plain builds differ in "),
+                f.asText()));
+
+        Path refused = variant(tmp.resolve("refused"), s -> s.replace("#include <cfloat>\n", "#include <cfloat>\n"
+                + "#ifdef ATTNPROOF_EMU_PLAIN\n#error this source refuses the plain build\n#endif\n"));
+        Cli p = Cli.run("kernel", "--adapter", refused.toString(), "--corpus", KernelLaneTest.corpus.toString(),
+                "--out", tmp.resolve("out2").toString(), "--evidence-out", tmp.resolve("ev2").toString());
+        assertEquals(2, p.exit(), p.toString());
+        assertTrue(p.err().startsWith("attnproof kernel: ") && p.err().contains("plain")
+                && p.err().contains("failed (exit "), p.toString());
+        assertTrue(p.err().contains("this source refuses the plain build"), p.toString());
+    }
 }
