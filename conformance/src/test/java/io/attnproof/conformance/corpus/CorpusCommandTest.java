@@ -157,8 +157,8 @@ class CorpusCommandTest {
         assertTrue(n > 40, CLAIMS + " have more than 40 checks: " + n);
         List<String> listed = all.out().lines().filter(l -> l.startsWith("  FAIL ")).toList();
         assertEquals(40, listed.size(), all.toString());
-        assertTrue(all.out().contains("\n  ... " + (n - 40) + " more failing checks\n".replace("\n",
-                System.lineSeparator())), all.toString());
+        assertTrue(all.out().lines().anyMatch(l -> l.equals("  ... " + (n - 40) + " more failing checks")),
+                all.toString());
         assertTrue(all.out().contains("corpus check: FAIL, " + n + " checks of claims " + String.join(", ",
                 m.checks().stream().map(CheckSpec::claim).distinct().toList())), all.toString());
         assertTrue(all.out().contains("evidence: " + engines.resolve(engine).resolve("CorpusChecker.jsonl")
@@ -194,7 +194,7 @@ class CorpusCommandTest {
                 "forty", "--evidence-out", dir.resolve("ev").toString());
         assertEquals(1, forty.exit(), forty.toString());
         assertEquals(40, forty.out().lines().filter(l -> l.startsWith("  FAIL ")).count(), forty.toString());
-        assertTrue(!forty.out().contains(" more failing checks"), forty.toString());
+        assertTrue(forty.out().lines().noneMatch(l -> l.contains(" more failing checks")), forty.toString());
         assertTrue(forty.out().lines().anyMatch(l -> l.equals("warning: 20 files in " + some + " are not outputs of"
                 + " this corpus (ignored): " + String.join(", ", stray))), forty.toString());
     }
