@@ -3,6 +3,7 @@ package io.attnproof.conformance.kernel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.attnproof.conformance.cases.SinksCase;
@@ -284,6 +285,8 @@ class KernelCommandTest {
      */
     @Test
     void thePlainLaneIsBuiltAndComparedAndItsFailedBuildIsExit2(@TempDir Path tmp) throws IOException {
+        assumeTrue(KernelMutantsTest.campaign(), "SKIP: builds two edited copies of the example (about a minute and a"
+                + " half at -O0); runs with -Dattnproof.kernel.mutants=true (the campaigns workflow's kernel job)");
         Path differs = variant(tmp.resolve("differs"), s -> s.replace("#include <cfloat>\n", "#include <cfloat>\n"
                 + "#ifdef ATTNPROOF_EMU_PLAIN\n#define PLAIN_SCALE 2.f\n#else\n#define PLAIN_SCALE 1.f\n#endif\n")
                 .replace("from_float<T>(acc[i] * alpha * inv)", "from_float<T>(acc[i] * alpha * inv * PLAIN_SCALE)"));
