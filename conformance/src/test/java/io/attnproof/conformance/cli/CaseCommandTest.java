@@ -221,4 +221,32 @@ class CaseCommandTest {
                 Map.of("mask", CaseWriter.Data.f4(m4, 2, 3, 5, tkFull)));
         assertPass(runThenCheck(rank4));
     }
+
+    /**
+     * {@code check} prints five lines, flushed before it returns: the verdict, the case (file and description), the
+     * actual output (file, dtype, shape), how the limit was formed, and the detail (non-finite positions, cosine).
+     */
+    @Test
+    void checkPrintsTheCaseTheActualTheRuleAndTheDetailAndFlushesThem() {
+        Path c = example();
+        Path out = dir.resolve("out.npy");
+        assertEquals(0, Cli.run("run", "--case", c.toString(), "--out", out.toString()).exit());
+        Cli check = Cli.runBuffered("check", "--case", c.toString(), "--actual", out.toString());
+        assertEquals(0, check.exit(), check.toString());
+        List<String> lines = check.out().lines().toList();
+        assertEquals(5, lines.size(), check.toString());
+        assertTrue(lines.get(0).startsWith("check: PASS  max_abs_err "), check.toString());
+        assertTrue(lines.get(1).startsWith("  case   " + c + " ("), check.toString());
+        assertTrue(lines.get(2).startsWith("  actual " + out + " '<f4' "), check.toString());
+        assertTrue(lines.get(3).startsWith("  limit = 2 x naive "), check.toString());
+        assertTrue(lines.get(4).contains("cosine difference"), check.toString());
+    }
+
+    /** {@link Attnproof#execute} returns the command's exit code (here 2: a bad option value), which main exits with. */
+    @Test
+    void executeReturnsTheCommandsExitCode() {
+        Path c = example();
+        assertEquals(2, Attnproof.execute("check", "--case", c.toString(), "--actual",
+                dir.resolve("missing.npy").toString()));
+    }
 }

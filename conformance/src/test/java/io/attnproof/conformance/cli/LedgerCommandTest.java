@@ -94,4 +94,97 @@ class LedgerCommandTest {
         LedgerCommand ledger = cl.getSubcommands().get("ledger").getCommand();
         assertEquals(List.of("-o", "-pl", "oracles,fixtures", "-DskipTests"), ledger.mavenArgs);
     }
+
+    /** One evidence line of claim X1 on {@code backend}, passing or failing, in the format the ledger reads. */
+    private static String line(String backend, String test, boolean passed) {
+        return "{\"claim\":\"X1\",\"backend\":\"" + backend + "\",\"kind\":\"check\",\"metric\":\"max_abs_err\","
+                + "\"value\":" + (passed ? "1e-7" : "1e-5") + ",\"cmp\":\"<=\",\"limit\":1e-6,\"passed\":" + passed
+                + ",\"test\":\"" + test + "\",\"run\":\"1\"}\n";
+    }
+
+    private static int evidenceLines(Cli cli) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("; (\\d+) evidence lines").matcher(cli.out());
+        assertTrue(m.find(), cli.toString());
+        return Integer.parseInt(m.group(1));
+    }
+
+    /**
+     * Every folder under ROOT/conformance/target/evidence-engines is read as one more engine, once even when also
+     * named by --evidence, and a plain file there is no engine.
+     */
+    @Test
+    void engineFoldersAreReadOnceAndOnlyFolders() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("repo"));
+        Path engines = Files.createDirectories(root.resolve("conformance/target/evidence-engines"));
+        for (String engine : List.of("eng-a", "eng-b")) {
+            Files.writeString(Files.createDirectories(engines.resolve(engine)).resolve("CorpusChecker.jsonl"),
+                    line(engine, "CorpusChecker#x", true));
+        }
+        Files.writeString(engines.resolve("notes.jsonl"), line("eng-c", "CorpusChecker#x", true));
+        assertEquals(List.of(engines.resolve("eng-a"), engines.resolve("eng-b")),
+                LedgerCommand.withEngines(root, List.of(engines.resolve("eng-a"))), "the extra folder, then each engine"
+                + " folder not already named, in name order");
+        Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--evidence",
+                engines.resolve("eng-a").toString());
+        assertEquals(0, cli.exit(), cli.toString());
+        assertEquals(2, evidenceLines(cli), "one line per engine folder, eng-a read once: " + cli);
+        assertTrue(cli.out().contains("2 claims × backends"), cli.toString());
+        assertTrue(!cli.out().contains("unreadable"), cli.toString());
+    }
+
+    /**
+     * After a blank line and "== ledger ==", the failing lines are listed (20 at most, then how many more), passing
+     * lines never, and an unreadable evidence line is named; all of it flushed before the command returns.
+     */
+    @Test
+    void failingLinesAreListedUpToTwentyAndUnreadableLinesNamed() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("repo"));
+        for (int failing : List.of(21, 20)) {
+            Path extra = Files.createDirectories(dir.resolve("ev" + failing));
+            StringBuilder lines = new StringBuilder(line("cuda", "X#passes", true));
+            for (int i = 0; i < failing; i++) {
+                lines.append(line("cuda", "X#fails" + i, false));
+            }
+            Files.writeString(extra.resolve("X.jsonl"), lines.toString());
+            Cli cli = Cli.runBuffered("ledger", "--no-build", "--root", root.toString(), "--evidence", extra.toString(),
+                    "--out", dir.resolve("out" + failing).toString());
+            assertEquals(1, cli.exit(), cli.toString());
+            assertTrue(cli.out().startsWith(System.lineSeparator() + "== ledger ==" + System.lineSeparator()),
+                    cli.toString());
+            List<String> listed = cli.out().lines().filter(l -> l.startsWith("  FAIL ")).toList();
+            assertEquals(Math.min(failing, 20), listed.size(), cli.toString());
+            assertTrue(listed.stream().allMatch(l -> l.startsWith("  FAIL X1 cuda X#fails")), cli.toString());
+            String more = "  ... " + (failing - 20) + " more failing lines in the ledger";
+            assertEquals(failing > 20, cli.out().contains(more), cli.toString());
+        }
+        Path bad = Files.createDirectories(dir.resolve("bad"));
+        Files.writeString(bad.resolve("B.jsonl"), line("cuda", "X#passes", true) + "not json\n");
+        Cli cli = Cli.run("ledger", "--no-build", "--root", root.toString(), "--evidence", bad.toString(), "--out",
+                dir.resolve("outbad").toString());
+        assertTrue(cli.out().lines().anyMatch(l -> l.startsWith("  unreadable: ") && l.contains("B.jsonl")),
+                cli.toString());
+    }
+
+    /**
+     * Without --no-build the command runs bin/verify with the Maven arguments (here a stand-in script in the root):
+     * when every evidence line passes, the exit is Maven's status, named on stderr; when Maven passes, the ledger's.
+     */
+    @Test
+    void aFailedBuildIsTheExitStatusWhenEveryLinePasses() throws Exception {
+        Path root = Files.createDirectories(dir.resolve("repo"));
+        Path extra = Files.createDirectories(dir.resolve("ev"));
+        Files.writeString(extra.resolve("X.jsonl"), line("cuda", "X#passes", true));
+        Path verify = Files.createDirectories(root.resolve("bin")).resolve("verify");
+        for (int status : List.of(3, 0)) {
+            Files.writeString(verify, "#!/bin/sh\nprintf '%s\\n' \"$@\" > args.txt\nexit " + status + "\n");
+            assertTrue(verify.toFile().setExecutable(true));
+            Cli cli = Cli.runBuffered("ledger", "--root", root.toString(), "--evidence", extra.toString(), "-o", "-q");
+            assertEquals(status, cli.exit(), cli.toString());
+            assertTrue(cli.out().startsWith("attnproof ledger: mvn -B verify -o -q" + System.lineSeparator()),
+                    cli.toString());
+            assertEquals(List.of("-o", "-q"), Files.readAllLines(root.resolve("args.txt")));
+            assertEquals(status == 0 ? "" : "attnproof: every evidence line passed, but mvn verify failed (exit "
+                    + status + ")", cli.err().strip(), cli.toString());
+        }
+    }
 }

@@ -176,4 +176,32 @@ public final class KernelFixtureCorpus {
                 StandardCharsets.UTF_8);
         return List.of(c.id());
     }
+
+    /**
+     * {@code inside} decodes of claim B1 inside the fa2 family's envelope (F32, D 128, 70 keys, no sinks) and then
+     * {@code outside} decodes at head dim 16 (outside it), one oracle check each, in that order: for the kernel
+     * command's report, whose FAIL list, SKIP lines and per-claim counts need many checks of one claim.
+     */
+    public static List<String> writeDecodes(Path dir, int inside, int outside) throws IOException {
+        List<CaseSpec> cases = new ArrayList<>();
+        for (int i = 0; i < inside + outside; i++) {
+            boolean in = i < inside;
+            SinksData x = in ? SinksData.dense(29_200 + i, 1, 2, 1, 1, 70, 128, 0, false)
+                    : SinksData.dense(29_200 + i, 1, 2, 1, 4, 8, 16, 0, true);
+            cases.add(x.toCase((in ? "K-decode-" : "K-d16-") + i + "-F32", "B1", DType.F32, 29_200 + i,
+                    in ? "decode inside the envelope" : "head dim 16: outside the envelope"));
+        }
+        List<CheckSpec> checks = new ArrayList<>();
+        List<Manifest.Entry> entries = new ArrayList<>();
+        for (CaseSpec c : cases) {
+            checks.add(new CheckSpec(c.claim() + ":oracle:" + c.id(), c.claim(), "oracle", "pass",
+                    CheckSpec.Sel.all(c.id()), null, null, c.description()));
+            c.write(dir.resolve("cases").resolve(c.id()));
+            entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
+                    "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
+        }
+        Files.writeString(dir.resolve(Manifest.FILE), new Manifest(29, "kernel-fixture", entries, checks).toJson(),
+                StandardCharsets.UTF_8);
+        return entries.stream().map(Manifest.Entry::id).toList();
+    }
 }

@@ -189,6 +189,21 @@ class KernelMutantsTest {
         Path out = tmp.resolve("out");
         Cli r = KernelLaneTest.kernelOn(corpus, adapter, out, "--no-plain", "--shrink");
         f3.checkEqual("exit_code[" + patch + "]", r.exit(), 1);
+        // Each shrunk case is printed: "  shrunk CHECK: summary", then the command in its folder's REPRODUCE.
+        List<String> lines = r.out().lines().toList();
+        List<Path> dirs;
+        try (var s = Files.list(out.resolve("shrunk"))) {
+            dirs = s.sorted().toList();
+        }
+        assertEquals(dirs.size(), lines.stream().filter(l -> l.startsWith("  shrunk ")).count(), r.toString());
+        for (Path d : dirs) {
+            String check = Manifest.read(d).checks().getFirst().note();   // "shrunk from CHECK: kind"
+            String id = check.substring("shrunk from ".length(), check.lastIndexOf(": "));
+            int i = lines.indexOf(lines.stream().filter(l -> l.startsWith("  shrunk " + id + ": ")).findFirst()
+                    .orElseThrow(() -> new AssertionError(id + " not printed: " + r)));
+            assertEquals("    reproduce: " + Files.readAllLines(d.resolve("REPRODUCE")).getLast(), lines.get(i + 1),
+                    r.toString());
+        }
         shrunkCasesFailAgain(f3, patch, 16, corpus, adapter, out, tmp);
     }
 
