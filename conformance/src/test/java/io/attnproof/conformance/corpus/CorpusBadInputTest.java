@@ -29,12 +29,9 @@ class CorpusBadInputTest {
 
     @BeforeAll
     static void exportAndRun() {
+        SmallCorpus.exportAndRun(shared, "U1,R9");
         corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small", "--claims", "U1,R9");
-        assertEquals(0, e.exit(), e.toString());
         outputs = shared.resolve("out");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", outputs.toString());
-        assertEquals(0, r.exit(), r.toString());
     }
 
     /** A copy of the corpus whose manifest has {@code from} replaced by {@code to} (once, and it must occur). */

@@ -39,12 +39,9 @@ class CorpusCommandTest {
 
     @BeforeAll
     static void exportAndRun() {
+        SmallCorpus.exportAndRun(shared, CLAIMS);
         corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small", "--claims", CLAIMS);
-        assertEquals(0, e.exit(), e.toString());
-        outputs = shared.resolve("outputs");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", outputs.toString());
-        assertEquals(0, r.exit(), r.toString());
+        outputs = shared.resolve("out");
     }
 
     @Test

@@ -67,15 +67,7 @@ public final class KernelFixtureCorpus {
                     CheckSpec.Sel.all("K-prefill-zero-sinks-F32"), null, "K-prefill-no-sinks-F32",
                     "zero sink logits (weight 1) must miss the absent sinks' oracle"));
         }
-        List<Manifest.Entry> entries = new ArrayList<>();
-        for (CaseSpec c : cases) {
-            c.write(dir.resolve("cases").resolve(c.id()));
-            entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
-                    "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
-        }
-        Files.writeString(dir.resolve(Manifest.FILE), new Manifest(29, "kernel-fixture", entries, checks).toJson(),
-                StandardCharsets.UTF_8);
-        return entries.stream().map(Manifest.Entry::id).toList();
+        return writeCases(dir, cases, checks);
     }
 
     /**
@@ -121,15 +113,7 @@ public final class KernelFixtureCorpus {
         if (campaign) {
             keyless(cases, checks, "M", SinksData.dense(29_108, 1, 2, 1, 10, 4, 64, 2, true), 29_108);
         }
-        List<Manifest.Entry> entries = new ArrayList<>();
-        for (CaseSpec c : cases) {
-            c.write(dir.resolve("cases").resolve(c.id()));
-            entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
-                    "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));
-        }
-        Files.writeString(dir.resolve(Manifest.FILE), new Manifest(29, "kernel-fixture", entries, checks)
-                .toJson(), StandardCharsets.UTF_8);
-        return entries.stream().map(Manifest.Entry::id).toList();
+        return writeCases(dir, cases, checks);
     }
 
     /**
@@ -192,10 +176,17 @@ public final class KernelFixtureCorpus {
                     in ? "decode inside the envelope" : "head dim 16: outside the envelope"));
         }
         List<CheckSpec> checks = new ArrayList<>();
-        List<Manifest.Entry> entries = new ArrayList<>();
         for (CaseSpec c : cases) {
             checks.add(new CheckSpec(c.claim() + ":oracle:" + c.id(), c.claim(), "oracle", "pass",
                     CheckSpec.Sel.all(c.id()), null, null, c.description()));
+        }
+        return writeCases(dir, cases, checks);
+    }
+
+    /** Writes each case under {@code dir/cases/<id>} and the manifest of the cases and checks; the case ids. */
+    private static List<String> writeCases(Path dir, List<CaseSpec> cases, List<CheckSpec> checks) throws IOException {
+        List<Manifest.Entry> entries = new ArrayList<>();
+        for (CaseSpec c : cases) {
             c.write(dir.resolve("cases").resolve(c.id()));
             entries.add(new Manifest.Entry(c.id(), c.claim(), c.kind(), c.dtype(), c.seed(),
                     "cases/" + c.id() + "/case.json", c.outputShape(), c.description()));

@@ -34,12 +34,9 @@ class SealTest {
 
     @BeforeAll
     static void exportAndRun() {
+        SmallCorpus.exportAndRun(shared, "U1");
         corpus = shared.resolve("corpus");
-        Cli e = Cli.run("corpus", "export", corpus.toString(), "--small", "--claims", "U1");
-        assertEquals(0, e.exit(), e.toString());
         outputs = shared.resolve("out");
-        Cli r = Cli.run("corpus", "run", corpus.toString(), "--out", outputs.toString());
-        assertEquals(0, r.exit(), r.toString());
     }
 
     private Path copy() throws IOException {

@@ -77,4 +77,15 @@ final class SmallCorpus {
         }
         return outputs;
     }
+
+    /**
+     * Exports the small corpus of {@code claims} to {@code shared/corpus} and runs the system on it into
+     * {@code shared/out}, both through the command line and exit 0: for a test class that needs a corpus of its own.
+     */
+    static void exportAndRun(Path shared, String claims) {
+        Cli e = Cli.run("corpus", "export", shared.resolve("corpus").toString(), "--small", "--claims", claims);
+        assertEquals(0, e.exit(), e.toString());
+        Cli r = Cli.run("corpus", "run", shared.resolve("corpus").toString(), "--out", shared.resolve("out").toString());
+        assertEquals(0, r.exit(), r.toString());
+    }
 }
