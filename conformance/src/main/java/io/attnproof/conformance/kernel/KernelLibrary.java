@@ -223,15 +223,15 @@ public final class KernelLibrary implements KernelLane {
                         values.add(toDevice(arena, device, host, 4L * cu.length));
                     }
                     case "scalar" -> {
-                        long v = scalar(adapter, a.what(), c);
+                        // Only the integer scalars are the case's (scalar() refuses "scale", the f32 one).
                         switch (a.dtype()) {
                             case "i32" -> {
                                 layouts.add(I);
-                                values.add((int) v);
+                                values.add((int) scalar(adapter, a.what(), c));
                             }
                             case "i64" -> {
                                 layouts.add(ValueLayout.JAVA_LONG);
-                                values.add(v);
+                                values.add(scalar(adapter, a.what(), c));
                             }
                             default -> {
                                 layouts.add(ValueLayout.JAVA_FLOAT);

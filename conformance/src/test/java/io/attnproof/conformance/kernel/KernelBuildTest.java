@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a build happens): the script gets the source, the output folder and the stem (plus -DATTNPROOF_EMU_PLAIN for the
  * plain lane) at -O0; a library newer than every input is not rebuilt, one older than the source or any file of
  * native/emu, native/emu/frontend or native/emu/metal is; a failing build names its exit status and its log's last 15
- * lines.
+ * lines; a build interrupted while waiting is a build error and leaves the thread interrupted.
  */
 class KernelBuildTest {
     /** A stand-in front end: appends "args | ATTNPROOF_FRONTEND_OPT" to calls.log, writes lib<stem>.so, exits $EXIT. */
@@ -95,6 +95,27 @@ class KernelBuildTest {
         }
         age(lib, 200);
         assertFalse(KernelLibrary.upToDate(lib, source, root), "a source newer than the library");
+        // Rebuilt only when an input is newer: an input as old as the library (same modification time) is not.
+        age(lib, 50);
+        Files.setLastModifiedTime(source, Files.getLastModifiedTime(lib));
+        assertTrue(KernelLibrary.upToDate(lib, source, root), "a source exactly as old as the library");
+    }
+
+    @Test
+    void aBuildInterruptedWhileWaitingIsABuildErrorAndTheInterruptIsKept(@TempDir Path tmp) throws IOException {
+        Path root = root(tmp, 0);
+        Files.writeString(root.resolve("native/emu/frontend/slow.sh"), "sleep 5\n");
+        Path source = Files.writeString(tmp.resolve("k.cu"), "// kernel\n");
+        Thread.currentThread().interrupt();
+        KernelBuildException e;
+        try {
+            e = assertThrows(KernelBuildException.class,
+                    () -> KernelLibrary.buildWith(root, "slow.sh", source, tmp.resolve("out"), "k", false, "k"));
+        } finally {
+            // The build keeps the thread's interrupt for its caller; clear it here so the next test runs clean.
+            assertTrue(Thread.interrupted(), "the interrupt is set again for the caller");
+        }
+        assertEquals("interrupted while building " + tmp.resolve("out/libk.so").toAbsolutePath(), e.getMessage());
     }
 
     @Test
