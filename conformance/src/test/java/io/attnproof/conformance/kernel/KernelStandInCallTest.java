@@ -114,6 +114,12 @@ class KernelStandInCallTest {
             #ifndef NO_LAUNCH
             int attnproof_emu_launch(const char *kernel, const int64_t *dims, int n, const int *kinds,
                     const int64_t *values, const int64_t *lengths, char *err, int64_t errlen) {
+                for (int i = 0; i < n; i++) {
+                    if (kinds[i] == 5 && values[i] == 0) {
+                        snprintf(err, (size_t) errlen, "stand-in: buffer %d bound to no memory", i);
+                        return 4;
+                    }
+                }
                 float *out = (float *) (intptr_t) values[0];
                 if (strncmp(kernel, "fault", 5) == 0) {
                     snprintf(err, (size_t) errlen, "stand-in: out-of-bounds read at thread 3");
@@ -216,18 +222,31 @@ class KernelStandInCallTest {
         metalChecked = MetalLibrary.build(root, metal, out, false);
     }
 
+    /** The libraries a build folder holds. */
+    static List<String> libraries(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".so")).sorted().toList();
+        }
+    }
+
     @Test
-    void eachLaneIsNamedByItsBuildAndItsLibraryByTheAdapterAndTheLane() throws IOException {
+    void eachLaneIsNamedByItsBuildAndItsLibraryByTheAdapterAndTheLane(@TempDir Path tmp) throws IOException {
         assertEquals("checked", checked.lane());
         assertEquals("plain", plain.lane());
         assertEquals("checked", metalChecked.lane());
-        assertEquals("plain", MetalLibrary.build(root, metal, out, true).lane());
-        Path cudaDir = out.resolve(KernelLibrary.digest(cuda.sources().getFirst()));
-        assertTrue(Files.isRegularFile(cudaDir.resolve("libstand_in_v1.so")), "the checked library, by name");
-        assertTrue(Files.isRegularFile(cudaDir.resolve("libstand_in_v1_plain.so")), "the plain library, by name");
-        Path metalDir = out.resolve("metal-" + KernelLibrary.digest(metal.sources().getFirst()));
-        assertTrue(Files.isRegularFile(metalDir.resolve("libmetal_stand_in.so")), "the checked Metal library");
-        assertTrue(Files.isRegularFile(metalDir.resolve("libmetal_stand_in_plain.so")), "the plain Metal library");
+        // A plain build alone, in a fresh folder: lib<name>_plain.so (the name's other characters as _), no other.
+        KernelLibrary cudaPlain = KernelLibrary.build(root, cuda, tmp, true);
+        assertEquals("plain", cudaPlain.lane());
+        assertEquals(List.of("libstand_in_v1_plain.so"), libraries(tmp.resolve(KernelLibrary.digest(
+                cuda.sources().getFirst()))));
+        assertEquals("plain", MetalLibrary.build(root, metal, tmp, true).lane());
+        assertEquals(List.of("libmetal_stand_in_plain.so"), libraries(tmp.resolve("metal-" + KernelLibrary.digest(
+                metal.sources().getFirst()))));
+        // The checked builds of the shared folder: lib<name>.so beside it.
+        assertTrue(libraries(out.resolve(KernelLibrary.digest(cuda.sources().getFirst()))).contains(
+                "libstand_in_v1.so"), "the checked library, by name");
+        assertTrue(libraries(out.resolve("metal-" + KernelLibrary.digest(metal.sources().getFirst()))).contains(
+                "libmetal_stand_in.so"), "the checked Metal library, by name");
     }
 
     @Test
