@@ -83,6 +83,9 @@ class KernelBuildTest {
         Path root = root(tmp, 0);
         Path source = Files.writeString(tmp.resolve("k.cu"), "// kernel\n");
         Path lib = Files.writeString(tmp.resolve("libk.so"), "built\n");
+        // The library 50 s old: a file written now is strictly newer even where the file system's clock is coarse
+        // (written in the same tick, it would be as old as the library, which is up to date).
+        age(lib, 50);
         age(source, 100);
         age(root.resolve("native/emu/frontend/fake.sh"), 100);
         assertTrue(KernelLibrary.upToDate(lib, source, root), "every input older than the library");
