@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -262,15 +261,5 @@ public final class KernelRun {
             var e = it.next();
             into.put(e.getKey(), e.getValue().asText());
         }
-    }
-
-    /** For messages: the case ids of a map, at most {@code n}. */
-    static String first(Map<String, String> m, int n) {
-        List<String> ids = new ArrayList<>(m.keySet());
-        return ids.size() <= n ? ids.toString() : ids.subList(0, n) + " and " + (ids.size() - n) + " more";
-    }
-
-    static String shape(int[] s) {
-        return Arrays.toString(s);
     }
 }
