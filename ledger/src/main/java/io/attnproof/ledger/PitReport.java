@@ -31,7 +31,8 @@ import javax.xml.stream.XMLStreamReader;
  * instruction index within the method and the description (never the line), then gives a verdict
  * ({@code equivalent}, {@code killed-now} or {@code accepted}) and a reason. An open mutation without a row, or whose
  * row says {@code killed-now} although it is still open, is untriaged; a row that names no mutation of the report,
- * or an {@code equivalent} / {@code accepted} row whose mutation is no longer open, is stale.
+ * or an {@code equivalent} / {@code accepted} row whose mutation a test killed (KILLED, not a time-out, memory error or
+ * run error, which name no test), is stale.
  */
 public record PitReport(Path file, int mutations, int killed, int survived, int noCoverage, int timedOut,
         List<String> survivors, List<Open> open, Path triageFile, List<Row> staleRows, List<Mutation> all) {
@@ -188,7 +189,7 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                 + "%s%s", where, open.size(), open.size() - untriaged, parts.isEmpty() ? "" : " ("
                 + String.join(", ", parts) + ")", untriaged == 0 ? "none untriaged" : untriaged + " untriaged ⚑",
                 staleTriageRows() == 0 ? "" : "; " + staleTriageRows() + " stale triage rows (no such mutation, or"
-                + " equivalent or accepted but no longer open)");
+                + " equivalent or accepted but killed by a test)");
     }
 
     /** The open mutations grouped by class (classes with untriaged ones first, then by name). */
@@ -413,8 +414,11 @@ public record PitReport(Path file, int mutations, int killed, int survived, int 
                                         description, sourceFile, r == null ? null : r.verdict(),
                                         r == null ? null : r.reason()));
                             }
-                            // A row is used when its mutation is there, and, unless it records a kill, still open.
-                            if (r != null && (m.open() || r.verdict().equals("killed-now"))) {
+                            // A row is used when its mutation is there, and, unless it records a kill, still open
+                            // or detected by no test (a minion's time-out, memory error or crash, which a later run
+                            // may not repeat: the row's verdict still stands).
+                            if (r != null && (m.open() || !"KILLED".equals(m.status())
+                                    || r.verdict().equals("killed-now"))) {
                                 used.add(r.key());
                             }
                         }

@@ -112,6 +112,22 @@ class PitReportTest {
                 ? JsonLedger.open(p).get(1).get("verdict") : JsonLedger.open(p).getFirst().get("verdict"));
     }
 
+    /**
+     * A mutation PIT detected without a test (here TIMED_OUT; likewise MEMORY_ERROR, RUN_ERROR) keeps its accepted row,
+     * since the next run may not repeat the minion's failure; an accepted row of a mutation a test KILLED is stale.
+     */
+    @Test
+    void aRowOfAMutationDetectedWithoutATestStaysAndOneKilledByATestIsStale() throws IOException {
+        Path xml = report();
+        triage("io.attnproof.attention.dsv4.UnionKernel,repeatKv,()V,IncrementsMutator,1,Changed increment from 1 to"
+                        + " -1,accepted,a slow path",
+                "io.attnproof.attention.tensor.DType,round,()V,PrimitiveReturnsMutator,1,replaced float return with 0.0f,"
+                        + "accepted,killed since");
+        PitReport p = PitReport.read(xml);
+        assertEquals(List.of("io.attnproof.attention.tensor.DType"), p.staleRows().stream()
+                .map(PitReport.Row::clazz).toList(), "only the row of the KILLED mutation is stale");
+    }
+
     @Test
     void aMalformedRowNamesFileAndLine() throws IOException {
         Path xml = report();

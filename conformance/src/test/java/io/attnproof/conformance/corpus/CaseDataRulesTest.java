@@ -49,6 +49,16 @@ class CaseDataRulesTest {
     }
 
     @Test
+    void aDistinctVIsDrawnAndIsNotK() {
+        UnionData x = UnionData.random(SEED, 2, 2, 3, 5, 2, 4, 4, 8, true).withDistinctV(SEED);
+        assertAllFilled("v", x.v);
+        assertEquals(x.k.length, x.v.length, "V has K's shape");
+        assertFalse(Arrays.equals(x.k, x.v), "a distinct V must differ from K");
+        assertArrayEquals(x.v, UnionData.random(SEED, 2, 2, 3, 5, 2, 4, 4, 8, true).withDistinctV(SEED).v,
+                "V is drawn from the seed's own stream: the same seed gives the same V");
+    }
+
+    @Test
     void unionRowKeepsOnlyThatBatchRow() {
         int b = 3, h = 2, tq = 2, tk = 3, tc = 2, d = 2;
         UnionData all = UnionData.random(SEED, b, h, tq, tk, tc, d, 4, 8, true).withDistinctV(SEED);
