@@ -186,6 +186,27 @@ class CorpusGeneratorRulesTest {
     }
 
     @Test
+    void b2QueriesAloneSeeTheirPrefixAndTheLateControlOneKeyMore() {
+        for (CorpusGenerator g : judged()) {
+            Map<String, CaseSpec> cases = byId(g);
+            int n = 0;
+            for (CaseSpec late : cases(g, "B2", "-query3-one-late-")) {
+                String t = late.dtype();
+                CaseSpec call = cases.get("B2-prefill-" + t);
+                CaseSpec alone = cases.get("B2-query3-alone-" + t);
+                assertNotNull(call, late.id() + ": its N-query call");
+                assertNotNull(alone, late.id() + ": query 3 alone");
+                // Query r of the call sits at q0 + r and sees keys 0 .. q0 + r: q0 + r + 1 keys alone.
+                assertEquals(q0(call) + 3 + 1, tkFull(alone), alone.id() + ": keys up to its own position");
+                assertEquals(tkFull(alone) + 1, tkFull(late), late.id() + ": one position later is one key more");
+                assertEquals(1, shape(late, "q")[2], late.id() + ": one query");
+                n++;
+            }
+            assertTrue(n >= 1, scale(g) + ": B2 has a one-late control");
+        }
+    }
+
+    @Test
     void aCuSeqlensControlMovesOnlyTheFirstBoundaryOneRowLate() {
         for (CorpusGenerator g : judged()) {
             Map<String, CaseSpec> cases = byId(g);
