@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -265,23 +264,6 @@ class KernelHostRulesTest {
         assertTrue(atZero.contains(" 2 of 3 elements") && atZero.contains("first at flat index 0 "), atZero);
     }
 
-    /** A stand-in lane: its calls counted, each answering {@code answer}. */
-    static KernelLane lane(String name, AtomicInteger calls, java.util.function.Function<SinksCase, KernelLibrary.Call>
-            answer) {
-        return new KernelLane() {
-            @Override
-            public String lane() {
-                return name;
-            }
-
-            @Override
-            public KernelLibrary.Call call(Adapter a, Adapter.Entry e, SinksCase c) {
-                calls.incrementAndGet();
-                return answer.apply(c);
-            }
-        };
-    }
-
     static double[] zerosOf(SinksCase c) {
         return new double[Arrays.stream(c.outputShape()).reduce(1, (x, y) -> x * y)];
     }
@@ -294,18 +276,18 @@ class KernelHostRulesTest {
         List<String> inside = ids.subList(0, 1);
         Adapter adapter = Adapter.read(KernelLaneTest.ADAPTER);
         KernelRun.Shard all = new KernelRun.Shard(1, 1);
-        AtomicInteger checkedCalls = new AtomicInteger();
-        AtomicInteger plainCalls = new AtomicInteger();
+        List<SinksCase> checkedCalls = new ArrayList<>();
+        List<SinksCase> plainCalls = new ArrayList<>();
 
         // Both lanes agree: every inside case ran, on both lanes; the wall time is the run's own.
-        KernelLane zeros = lane("checked", checkedCalls, c -> new KernelLibrary.Call(zerosOf(c), null));
+        KernelLane zeros = new StandInLane("checked", c -> new KernelLibrary.Call(zerosOf(c), null), checkedCalls);
         long t0 = System.nanoTime();
         KernelRun.Result agree = KernelRun.run(corpus, tmp.resolve("agree"), adapter, zeros,
-                lane("plain", plainCalls, c -> new KernelLibrary.Call(zerosOf(c), null)), all);
+                new StandInLane("plain", c -> new KernelLibrary.Call(zerosOf(c), null), plainCalls), all);
         double wall = (System.nanoTime() - t0) / 1e9;
         assertEquals(inside, agree.ran());
         assertEquals(List.of(), List.copyOf(agree.faults().keySet()));
-        assertEquals(inside.size(), plainCalls.get(), "the plain lane is called on each case the checked lane ran");
+        assertEquals(inside.size(), plainCalls.size(), "the plain lane is called on each case the checked lane ran");
         assertTrue(agree.seconds() >= 0 && agree.seconds() <= wall, agree.seconds() + " s within " + wall + " s");
 
         // No plain lane: the checked lane alone.
@@ -313,30 +295,30 @@ class KernelHostRulesTest {
         assertEquals(inside, alone.ran());
 
         // The plain lane's bits differ: each case is a fault naming the difference.
-        KernelRun.Result differ = KernelRun.run(corpus, tmp.resolve("differ"), adapter, zeros, lane("plain",
-                plainCalls, c -> {
+        KernelRun.Result differ = KernelRun.run(corpus, tmp.resolve("differ"), adapter, zeros,
+                new StandInLane("plain", c -> {
                     double[] o = zerosOf(c);
                     o[o.length - 1] = 1.0;
                     return new KernelLibrary.Call(o, null);
-                }), all);
+                }, plainCalls), all);
         assertEquals(List.of(), differ.ran());
         assertEquals(inside, List.copyOf(differ.faults().keySet()));
         differ.faults().values().forEach(f -> assertTrue(f.startsWith("the checked and plain builds differ in 1 of "),
                 f));
 
         // The plain lane faults alone: the case's fault says so.
-        KernelRun.Result plainFault = KernelRun.run(corpus, tmp.resolve("plain-fault"), adapter, zeros, lane("plain",
-                plainCalls, c -> new KernelLibrary.Call(null, "race on out[3]")), all);
+        KernelRun.Result plainFault = KernelRun.run(corpus, tmp.resolve("plain-fault"), adapter, zeros,
+                new StandInLane("plain", c -> new KernelLibrary.Call(null, "race on out[3]"), plainCalls), all);
         assertEquals(inside, List.copyOf(plainFault.faults().keySet()));
         plainFault.faults().values().forEach(f -> assertEquals("the plain build faulted where the checked one did not:"
                 + " race on out[3]", f));
 
         // The checked lane faults: that is the fault, and the plain lane is not called.
-        int before = plainCalls.get();
+        int before = plainCalls.size();
         KernelRun.Result checkedFault = KernelRun.run(corpus, tmp.resolve("checked-fault"), adapter,
-                lane("checked", checkedCalls, c -> new KernelLibrary.Call(null, "out-of-bounds read")),
-                lane("plain", plainCalls, c -> new KernelLibrary.Call(zerosOf(c), null)), all);
-        assertEquals(before, plainCalls.get(), "no plain call after a checked fault");
+                new StandInLane("checked", c -> new KernelLibrary.Call(null, "out-of-bounds read"), checkedCalls),
+                new StandInLane("plain", c -> new KernelLibrary.Call(zerosOf(c), null), plainCalls), all);
+        assertEquals(before, plainCalls.size(), "no plain call after a checked fault");
         checkedFault.faults().values().forEach(f -> assertEquals("out-of-bounds read", f));
         assertEquals(ids.subList(1, 2), List.copyOf(checkedFault.skipped().keySet()));
 

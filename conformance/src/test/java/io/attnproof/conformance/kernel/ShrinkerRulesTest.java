@@ -46,24 +46,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ShrinkerRulesTest {
     static final Adapter ADAPTER = Adapter.read(KernelLaneTest.ADAPTER);
 
-    /** A lane that never runs a kernel: what {@code rule} says for each case; the cases it was called on. */
-    record Lane(Function<SinksCase, KernelLibrary.Call> rule, List<SinksCase> seen) implements KernelLane {
-        Lane(Function<SinksCase, KernelLibrary.Call> rule) {
-            this(rule, new ArrayList<>());
-        }
-
-        @Override
-        public String lane() {
-            return "checked";
-        }
-
-        @Override
-        public KernelLibrary.Call call(Adapter adapter, Adapter.Entry entry, SinksCase c) {
-            seen.add(c);
-            return rule.apply(c);
-        }
-    }
-
     /** A right kernel: the oracle's own output. */
     static KernelLibrary.Call right(SinksCase c) {
         return new KernelLibrary.Call(CaseChecker.flat(CaseChecker.reference(c).oracle()), null);
@@ -206,14 +188,14 @@ class ShrinkerRulesTest {
     @Test
     void aCaseIsJudgedPassOracleFaultOrOutside(@TempDir Path tmp) throws IOException {
         SinksCase c = Shrinker.toCase(ShrinkerKeylessTest.start());
-        Shrinker.Verdict pass = Shrinker.judge(ADAPTER, new Lane(ShrinkerRulesTest::right), c);
+        Shrinker.Verdict pass = Shrinker.judge(ADAPTER, new StandInLane(ShrinkerRulesTest::right), c);
         assertEquals("pass", pass.kind());
         assertTrue(pass.detail().startsWith("PASS"), pass.detail());
-        Shrinker.Verdict oracle = Shrinker.judge(ADAPTER, new Lane(ShrinkerRulesTest::offByOne), c);
+        Shrinker.Verdict oracle = Shrinker.judge(ADAPTER, new StandInLane(ShrinkerRulesTest::offByOne), c);
         assertEquals("oracle", oracle.kind());
         assertTrue(oracle.detail().startsWith("FAIL"), oracle.detail());
         String race = "shared-memory race in kernel fa2_sinks_fwd (stand-in)";
-        Shrinker.Verdict faulted = Shrinker.judge(ADAPTER, new Lane(x -> fault(race)), c);
+        Shrinker.Verdict faulted = Shrinker.judge(ADAPTER, new StandInLane(x -> fault(race)), c);
         assertEquals("race", faulted.kind());
         assertEquals(race, faulted.detail());
         // An adapter with no varlen entry: a varlen case is outside it, and the lane is never called.
@@ -231,7 +213,7 @@ class ShrinkerRulesTest {
         Path file = tmp.resolve("dense-only.adapter.json");
         Files.writeString(file, json.writeValueAsString(root), StandardCharsets.UTF_8);
         Adapter denseOnly = Adapter.read(file);
-        Lane never = new Lane(ShrinkerRulesTest::right);
+        StandInLane never = new StandInLane(ShrinkerRulesTest::right);
         Shrinker.Verdict outside = Shrinker.judge(denseOnly,
                 never, Shrinker.toCase(plain(true, 1, 1, new int[] {1, 2}, new int[] {2, 2})));
         assertEquals("outside", outside.kind());
@@ -540,7 +522,7 @@ class ShrinkerRulesTest {
                 80, new int[] {5, 5, 5}, new int[] {7, 7, 7}, false);
         Function<SinksCase, KernelLibrary.Call> rule = c -> fault(c.batch() >= 2
                 ? "out-of-bounds write of out in kernel fa2_sinks_fwd" : "shared-memory race in kernel fa2_sinks_fwd");
-        Lane one = new Lane(rule), two = new Lane(rule);
+        StandInLane one = new StandInLane(rule), two = new StandInLane(rule);
         Object[] a = Shrinker.shrink(ADAPTER, one, start, "out-of-bounds");
         Object[] b = Shrinker.shrink(ADAPTER, two, start, "out-of-bounds");
         Shrinker.Shape got = (Shrinker.Shape) a[0];
@@ -556,7 +538,7 @@ class ShrinkerRulesTest {
     @Test
     void aShrinkWithNoSmallerFailureKeepsTheStart() {
         Shrinker.Shape start = plain(false, 2, 1, new int[] {3}, new int[] {3});
-        Lane lane = new Lane(c -> fault(c.queryHeads() == 2 && c.tq() == 3 && c.k().dim(2) == 3
+        StandInLane lane = new StandInLane(c -> fault(c.queryHeads() == 2 && c.tq() == 3 && c.k().dim(2) == 3
                 ? "deadlock in kernel fa2_sinks_fwd" : "out-of-bounds read (stand-in)"));
         Object[] r = Shrinker.shrink(ADAPTER, lane, start, "deadlock");
         assertSameShape(start, (Shrinker.Shape) r[0]);
@@ -573,7 +555,7 @@ class ShrinkerRulesTest {
         List<float[][][]> k = seqs(gauss(r, 1, 6, 80), gauss(r, 1, 6, 80));
         List<float[][][]> v = seqs(gauss(r, 1, 6, 80), gauss(r, 1, 6, 80));
         Shrinker.Shape start = new Shrinker.Shape(false, DType.F32, 1, new float[] {0.5f, -0.5f}, q, k, v, false);
-        Lane lane = new Lane(c -> right(new SinksCase(null, c.q(), c.k(), c.v(), c.sinks(), null, 0, c.cuSeqlensQ(),
+        StandInLane lane = new StandInLane(c -> right(new SinksCase(null, c.q(), c.k(), c.v(), c.sinks(), null, 0, c.cuSeqlensQ(),
                 c.cuSeqlensK(), c.dtype())));
         Object[] res = Shrinker.shrink(ADAPTER, lane, start, "oracle");
         Shrinker.Shape got = (Shrinker.Shape) res[0];
@@ -588,7 +570,7 @@ class ShrinkerRulesTest {
     @Test
     void aShrinkStopsAtItsCallBudget() {
         Shrinker.Shape start = plain(false, 1, 1, new int[] {1}, new int[] {200});
-        Lane lane = new Lane(c -> fault(c.k().dim(2) > 32 ? "race (stand-in)" : "out-of-bounds (stand-in)"));
+        StandInLane lane = new StandInLane(c -> fault(c.k().dim(2) > 32 ? "race (stand-in)" : "out-of-bounds (stand-in)"));
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> Shrinker.shrink(ADAPTER, lane, start, "race"));
         assertEquals(Shrinker.MAX_CALLS, lane.seen().size(), "kernel calls");
@@ -667,7 +649,7 @@ class ShrinkerRulesTest {
             Files.createDirectories(dir.resolve("old"));
             Files.writeString(dir.resolve("old").resolve("stale.txt"), "from an earlier shrink");
             Manifest.Entry from = entry("c" + vIsK, Shrinker.toCase(start));
-            Lane lane = new Lane(vIsK ? c -> fault("out-of-bounds read of k (stand-in)") : ShrinkerRulesTest::offByOne);
+            StandInLane lane = new StandInLane(vIsK ? c -> fault("out-of-bounds read of k (stand-in)") : ShrinkerRulesTest::offByOne);
             Shrinker.Shrunk s = Shrinker.shrinkOne(ADAPTER, KernelLaneTest.ADAPTER, lane, start, want, "F3", checkId,
                     from, dir);
             assertNotNull(s);
@@ -717,7 +699,7 @@ class ShrinkerRulesTest {
                 new CheckSpec.Sel("c3", -1, -1, -1, -1), null, null, "passes"), true, 2, "PASS"));
         CorpusChecker.Result res = new CorpusChecker.Result(Manifest.read(corpus), outcomes, null, 0, List.of());
         Map<String, String> faults = Map.of("v1", "out-of-bounds read of k in kernel fa2_sinks_varlen_f32");
-        Lane lane = new Lane(c -> c.varlen() ? fault("out-of-bounds read (stand-in)") : offByOne(c));
+        StandInLane lane = new StandInLane(c -> c.varlen() ? fault("out-of-bounds read (stand-in)") : offByOne(c));
         Path into = tmp.resolve("shrunk");
         List<Shrinker.Shrunk> got = Shrinker.shrinkAll(corpus, ADAPTER, KernelLaneTest.ADAPTER, lane, res, faults,
                 into);
